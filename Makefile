@@ -1,0 +1,61 @@
+# mechnb — two commands on a fresh Debian machine (as root): `make demo`, `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.mechnb-installed
+TEX_PACKAGES := texlive-xetex texlive-latex-recommended texlive-latex-extra \
+	texlive-lang-chinese texlive-fonts-recommended latexmk
+APT_GET := DEBIAN_FRONTEND=noninteractive apt-get
+EXAMPLE := notebooks/example_paper.ipynb
+
+.PHONY: demo test lab bench lint install tex chromium clean
+
+## Install the package (with its prebuilt JupyterLab extension) and the test tools into .venv.
+install: $(STAMP)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml $(wildcard labextension/package.json labextension/package-lock.json labextension/src/*) | $(BIN)/python
+	$(BIN)/pip install --quiet -e ".[test]"
+	touch $@
+
+## TeX Live from Debian's packages, only when xelatex or latexmk is missing.
+tex:
+	@if ! command -v xelatex >/dev/null || ! command -v latexmk >/dev/null || ! kpsewhich ctexart.cls >/dev/null; then \
+		echo "Installing TeX Live from Debian packages..."; \
+		$(APT_GET) update -qq && $(APT_GET) install -y -qq --no-install-recommends $(TEX_PACKAGES); \
+	fi
+
+## Debian's Chromium (for the real-browser tests), only when missing.
+chromium:
+	@if ! test -x /usr/bin/chromium; then \
+		echo "Installing Chromium from Debian packages..."; \
+		$(APT_GET) update -qq && $(APT_GET) install -y -qq --no-install-recommends chromium; \
+	fi
+
+## The main job: export the bundled example paper to LaTeX and PDF, print the check report.
+demo: tex install
+	$(BIN)/mechnb export $(EXAMPLE) --pdf
+	$(BIN)/mechnb check $(EXAMPLE)
+
+## The whole test suite: unit, TeX compile, real kernel, real browser.
+test: tex chromium install
+	$(BIN)/python -m pytest
+
+## JupyterLab on notebooks/ with the extension.
+lab: install
+	$(BIN)/jupyter lab --notebook-dir=notebooks
+
+## Benchmarks (ratios against nbconvert and a json.load floor).
+bench: install
+	$(BIN)/python benchmarks/run.py
+
+lint: install
+	$(BIN)/ruff check mechnb tests benchmarks
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) build dist labextension/node_modules labextension/lib mechnb/labextension

@@ -1,0 +1,67 @@
+"""The ``mechnb`` command line: the only place that prints and exits.
+
+Subcommands live in their own modules, listed in ``SUBCOMMANDS``; each module provides
+``HELP`` (one line), ``add_arguments(parser)`` and ``run(args, out, err) -> int``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import TextIO
+
+from ._version import __version__
+from .errors import MechnbError
+
+SUBCOMMANDS: dict[str, str] = {
+    "export": "mechnb.exporter.cli",
+    "check": "mechnb.checker.cli",
+    "phrases": "mechnb.phrases.cli",
+    "roles": "mechnb.roles_cli",
+    "new": "mechnb.scaffold_cli",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand (their modules are imported here)."""
+    parser = argparse.ArgumentParser(
+        prog="mechnb", description="Write mechanism papers in Jupyter: check and export.")
+    parser.add_argument("--version", action="version", version=f"mechnb {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module_name in SUBCOMMANDS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.startswith("mechnb"):
+                continue  # a subcommand not shipped in this build
+            raise
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None, out: TextIO | None = None,
+         err: TextIO | None = None) -> int:
+    """Run the command line; returns the exit code (tests call this as a function)."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help(out)
+        return 2
+    try:
+        code: int = args._run(args, out, err)
+    except MechnbError as exc:
+        print(f"mechnb {args.command}: {exc}", file=err)
+        return 1
+    except KeyboardInterrupt:
+        print(f"mechnb {args.command}: interrupted", file=err)
+        return 130
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""``Finding``: one observation about a notebook (a broken rule, malformed metadata, …)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Severity(str, Enum):
+    """How serious a finding is; ``error`` findings make ``--strict`` fail."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        """Higher is more serious."""
+        return {"error": 2, "warning": 1, "info": 0}[self.value]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One finding, located at a cell (``cell`` is ``None`` for the whole notebook)."""
+
+    code: str
+    """Stable rule code, e.g. ``MECH003``."""
+    name: str
+    """Slug of the rule, e.g. ``theorem-without-interpretation``."""
+    severity: Severity
+    """``error``, ``warning`` or ``info``."""
+    message: str
+    """One sentence that says what is wrong and what to do."""
+    cell: int | None = None
+    """0-based index of the cell in the notebook, or ``None``."""
+    line: int | None = None
+    """1-based line inside the cell source."""
+    column: int | None = None
+    """1-based column inside that line."""
+    labels: tuple[str, ...] = field(default_factory=tuple)
+    """Labels involved (``thm:main``…)."""
+    cell_id: str | None = None
+    """The nbformat cell id, when the cell has one (for the frontend to jump to)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (the documented ``--format json`` record)."""
+        data = asdict(self)
+        data["severity"] = self.severity.value
+        data["labels"] = list(self.labels)
+        return data
+
+    def format(self, path: str) -> str:
+        """``paper.ipynb[cell 12]:3:1: MECH003 error theorem-without-interpretation: …``."""
+        where = path if self.cell is None else f"{path}[cell {self.cell}]"
+        if self.line is not None:
+            where += f":{self.line}:{self.column or 1}"
+        return f"{where}: {self.code} {self.severity.value} {self.name}: {self.message}"

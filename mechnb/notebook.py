@@ -1,0 +1,364 @@
+"""Read an annotated notebook into ``Paper``/``Cell`` records, without importing nbformat.
+
+The notebook JSON is read directly (``import nbformat`` costs about a second, see DESIGN.md §6);
+malformed role metadata becomes ``Finding`` records instead of exceptions, and the input dict is
+never mutated.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import NotebookReadError
+from .findings import Finding, Severity
+from .roles import IGNORE_TAG_PREFIX, TAG_PREFIX, get_role, suggest_role
+
+PAPER_TYPES = ("expressivity", "dynamics", "failure")
+LANGS = ("en", "zh")
+CELL_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "role": str, "label": str, "title": str, "validates": list, "caption": str, "kind": str,
+}
+PAPER_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "title": str, "authors": list, "lang": str, "paper_type": str, "bibliography": str,
+    "template": str, "checks": dict,
+}
+EXPERIMENT_KINDS = ("controlled", "real-model", "intervention", "ablation")
+
+# Codes of the findings produced while reading (the checker's rules use other codes).
+FORMAT_FINDINGS = {
+    "unknown-role": ("MECH901", Severity.ERROR),
+    "malformed-cell-metadata": ("MECH902", Severity.WARNING),
+    "malformed-notebook-metadata": ("MECH903", Severity.WARNING),
+    "duplicate-label": ("MECH904", Severity.ERROR),
+    "conflicting-role": ("MECH905", Severity.WARNING),
+}
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One notebook cell, with its role information already read and validated."""
+
+    index: int
+    """0-based position in the notebook."""
+    cell_type: str
+    """``markdown``, ``code`` or ``raw``."""
+    source: str
+    """The cell source as one string."""
+    id: str | None = None
+    """The nbformat cell id (nbformat ≥ 4.5), if any."""
+    role: str | None = None
+    """The role name, from ``metadata.mechnb.role`` or a ``mech:<role>`` tag; ``None`` if unknown."""
+    label: str | None = None
+    """``metadata.mechnb.label``."""
+    title: str | None = None
+    """``metadata.mechnb.title``."""
+    validates: tuple[str, ...] = ()
+    """``metadata.mechnb.validates``: labels this cell supports."""
+    caption: str | None = None
+    """``metadata.mechnb.caption``."""
+    kind: str | None = None
+    """``metadata.mechnb.kind`` (``intervention``, ``controlled``…)."""
+    tags: tuple[str, ...] = ()
+    """All cell tags."""
+    outputs: tuple[Mapping[str, Any], ...] = ()
+    """Outputs of a code cell, as stored."""
+    execution_count: int | None = None
+    """Execution count of a code cell, if it ran."""
+    attachments: Mapping[str, Any] = field(default_factory=dict)
+    """Markdown attachments (``attachment:`` images)."""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    """The raw cell metadata (read-only by convention)."""
+
+    @property
+    def ignored_rules(self) -> frozenset[str]:
+        """Rule codes or names suppressed for this cell with ``mech-ignore:<code>`` tags."""
+        n = len(IGNORE_TAG_PREFIX)
+        return frozenset(t[n:] for t in self.tags if t.startswith(IGNORE_TAG_PREFIX))
+
+    @property
+    def is_markdown(self) -> bool:
+        """True for markdown cells."""
+        return self.cell_type == "markdown"
+
+
+@dataclass(frozen=True)
+class PaperMeta:
+    """Notebook-level ``metadata.mechnb``."""
+
+    title: str | None = None
+    authors: tuple[str, ...] = ()
+    lang: str | None = None
+    """``en`` or ``zh`` as declared; see ``Paper.lang`` for the effective language."""
+    paper_type: str | None = None
+    bibliography: str | None = None
+    template: str | None = None
+    checks: Mapping[str, Any] = field(default_factory=dict)
+    """Per-notebook rule configuration (same keys as ``[tool.mechnb]``)."""
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A notebook read for mechnb: cells in paper order, paper metadata, reading findings."""
+
+    cells: tuple[Cell, ...]
+    meta: PaperMeta
+    findings: tuple[Finding, ...] = ()
+    """Findings about the format itself (unknown roles, malformed metadata, duplicate labels)."""
+    path: Path | None = None
+    nbformat_minor: int = 5
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    """The notebook JSON as read (never mutated)."""
+
+    @property
+    def lang(self) -> str:
+        """Effective language: declared ``lang``, else ``zh`` if the text is mostly CJK."""
+        if self.meta.lang in LANGS:
+            return self.meta.lang
+        return "zh" if any(_CJK.search(c.source) for c in self.cells if c.is_markdown) else "en"
+
+    @property
+    def display_name(self) -> str:
+        """The name findings are reported under (the file name, or ``<notebook>``)."""
+        return self.path.name if self.path else "<notebook>"
+
+    def cells_with_role(self, *roles: str) -> list[Cell]:
+        """Cells whose role is one of ``roles``, in order."""
+        return [c for c in self.cells if c.role in roles]
+
+    def labels(self) -> dict[str, Cell]:
+        """Label → first cell that declares it in metadata."""
+        out: dict[str, Cell] = {}
+        for c in self.cells:
+            if c.label and c.label not in out:
+                out[c.label] = c
+        return out
+
+
+def _source(value: Any) -> str:
+    if isinstance(value, list):
+        return "".join(str(v) for v in value)
+    return value if isinstance(value, str) else ""
+
+
+def _finding(slug: str, message: str, cell: int | None = None, labels: tuple[str, ...] = (),
+             cell_id: str | None = None) -> Finding:
+    code, severity = FORMAT_FINDINGS[slug]
+    return Finding(code=code, name=slug, severity=severity, message=message, cell=cell,
+                   labels=labels, cell_id=cell_id)
+
+
+def _read_cell(index: int, raw: Any, findings: list[Finding]) -> Cell:
+    if not isinstance(raw, Mapping):
+        findings.append(_finding("malformed-cell-metadata",
+                                 "this cell is not a JSON object; it is skipped", index))
+        return Cell(index=index, cell_type="raw", source="")
+    cell_id = raw.get("id") if isinstance(raw.get("id"), str) else None
+    metadata = raw.get("metadata")
+    if not isinstance(metadata, Mapping):
+        metadata = {}
+    tags_raw = metadata.get("tags", [])
+    tags = tuple(t for t in tags_raw if isinstance(t, str)) if isinstance(tags_raw, list) else ()
+    if not isinstance(tags_raw, list):
+        findings.append(_finding("malformed-cell-metadata",
+                                 "metadata.tags should be a list of strings", index,
+                                 cell_id=cell_id))
+    mech = metadata.get("mechnb", {})
+    if not isinstance(mech, Mapping):
+        findings.append(_finding(
+            "malformed-cell-metadata",
+            f"metadata.mechnb should be an object like {{\"role\": \"theorem\"}}, "
+            f"not {type(mech).__name__}; it is ignored", index, cell_id=cell_id))
+        mech = {}
+    values: dict[str, Any] = {}
+    for key, expected in CELL_FIELDS.items():
+        if key not in mech:
+            continue
+        val = mech[key]
+        if key == "validates" and isinstance(val, str):
+            val = [val]  # a single label is a common shorthand
+        if not isinstance(val, expected) or (
+                key == "validates" and not all(isinstance(v, str) for v in val)):
+            want = "a list of labels" if key == "validates" else "a string"
+            findings.append(_finding(
+                "malformed-cell-metadata",
+                f"metadata.mechnb.{key} should be {want}; it is ignored", index,
+                cell_id=cell_id))
+            continue
+        values[key] = val
+    tag_roles = [t[len(TAG_PREFIX):] for t in tags if t.startswith(TAG_PREFIX)]
+    role = values.get("role")
+    if role is None and tag_roles:
+        role = tag_roles[0]
+    elif role is not None and tag_roles and tag_roles[0] != role:
+        findings.append(_finding(
+            "conflicting-role",
+            f"metadata says role '{role}' but the tag says 'mech:{tag_roles[0]}'; "
+            f"the metadata wins — make them agree", index, cell_id=cell_id))
+    if role is not None and get_role(role) is None:
+        hint = suggest_role(role)
+        findings.append(_finding(
+            "unknown-role",
+            f"unknown role '{role}'" + (f"; did you mean '{hint}'?" if hint else "")
+            + " (see `mechnb roles` for the vocabulary)", index, cell_id=cell_id))
+        role = None
+    outputs_raw = raw.get("outputs", [])
+    outputs = tuple(o for o in outputs_raw if isinstance(o, Mapping)) if isinstance(
+        outputs_raw, list) else ()
+    exec_count = raw.get("execution_count")
+    attachments = raw.get("attachments")
+    return Cell(
+        index=index,
+        cell_type=raw.get("cell_type") if isinstance(raw.get("cell_type"), str) else "raw",
+        source=_source(raw.get("source", "")),
+        id=cell_id,
+        role=role,
+        label=values.get("label"),
+        title=values.get("title"),
+        validates=tuple(values.get("validates", ())),
+        caption=values.get("caption"),
+        kind=values.get("kind"),
+        tags=tags,
+        outputs=outputs,
+        execution_count=exec_count if isinstance(exec_count, int) else None,
+        attachments=attachments if isinstance(attachments, Mapping) else {},
+        metadata=metadata,
+    )
+
+
+def _read_meta(raw: Any, findings: list[Finding]) -> PaperMeta:
+    mech = raw.get("mechnb", {}) if isinstance(raw, Mapping) else {}
+    if not isinstance(mech, Mapping):
+        findings.append(_finding("malformed-notebook-metadata",
+                                 "notebook metadata.mechnb should be an object; it is ignored"))
+        return PaperMeta()
+    values: dict[str, Any] = {}
+    for key, expected in PAPER_FIELDS.items():
+        if key not in mech:
+            continue
+        val = mech[key]
+        if key == "authors" and isinstance(val, str):
+            val = [val]
+        if not isinstance(val, expected):
+            findings.append(_finding(
+                "malformed-notebook-metadata",
+                f"notebook metadata.mechnb.{key} has the wrong type "
+                f"({type(val).__name__}); it is ignored"))
+            continue
+        values[key] = val
+    if "lang" in values and values["lang"] not in LANGS:
+        findings.append(_finding("malformed-notebook-metadata",
+                                 f"notebook metadata.mechnb.lang must be 'en' or 'zh', "
+                                 f"not {values['lang']!r}; the language is detected instead"))
+        del values["lang"]
+    if "paper_type" in values and values["paper_type"] not in PAPER_TYPES:
+        findings.append(_finding("malformed-notebook-metadata",
+                                 f"notebook metadata.mechnb.paper_type must be one of "
+                                 f"{', '.join(PAPER_TYPES)}, not {values['paper_type']!r}"))
+        del values["paper_type"]
+    authors = tuple(str(a.get("name", "")) if isinstance(a, Mapping) else str(a)
+                    for a in values.get("authors", []))
+    return PaperMeta(
+        title=values.get("title"), authors=authors, lang=values.get("lang"),
+        paper_type=values.get("paper_type"), bibliography=values.get("bibliography"),
+        template=values.get("template"), checks=values.get("checks", {}),
+    )
+
+
+def paper_from_dict(nb: Mapping[str, Any], path: Path | None = None) -> Paper:
+    """Build a ``Paper`` from notebook JSON already loaded; raises only for non-notebooks."""
+    where = str(path) if path else "the notebook"
+    if not isinstance(nb, Mapping) or "cells" not in nb:
+        if isinstance(nb, Mapping) and "worksheets" in nb:
+            raise NotebookReadError(
+                f"{where} is an nbformat 3 notebook; convert it first with "
+                f"`jupyter nbconvert --to notebook --nbformat 4 {where}`")
+        raise NotebookReadError(f"{where} is not a Jupyter notebook (no 'cells' list)")
+    major = nb.get("nbformat")
+    if isinstance(major, int) and major < 4:
+        raise NotebookReadError(
+            f"{where} is an nbformat {major} notebook; mechnb needs nbformat 4 — convert it "
+            f"with `jupyter nbconvert --to notebook --nbformat 4 {where}`")
+    if not isinstance(nb["cells"], list):
+        raise NotebookReadError(f"{where}: 'cells' must be a list")
+    findings: list[Finding] = []
+    meta = _read_meta(nb.get("metadata", {}), findings)
+    cells = tuple(_read_cell(i, c, findings) for i, c in enumerate(nb["cells"]))
+    seen: dict[str, int] = {}
+    for c in cells:
+        if not c.label:
+            continue
+        if c.label in seen:
+            findings.append(_finding(
+                "duplicate-label",
+                f"label '{c.label}' is already used by cell {seen[c.label]}; labels must be "
+                f"unique", c.index, (c.label,), c.id))
+        else:
+            seen[c.label] = c.index
+    minor = nb.get("nbformat_minor")
+    return Paper(cells=cells, meta=meta, findings=tuple(findings), path=path,
+                 nbformat_minor=minor if isinstance(minor, int) else 0, raw=nb)
+
+
+def read_paper(path: str | os.PathLike[str]) -> Paper:
+    """Read a notebook file; raises ``NotebookReadError`` with a clear message if it is unusable."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise NotebookReadError(f"{p}: no such notebook") from None
+    except UnicodeDecodeError as exc:
+        raise NotebookReadError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise NotebookReadError(f"{p}: cannot read ({exc.strerror})") from None
+    try:
+        nb = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise NotebookReadError(
+            f"{p}:{exc.lineno}:{exc.colno}: not valid notebook JSON ({exc.msg}); "
+            f"open it in a text editor or restore it from a checkpoint") from None
+    return paper_from_dict(nb, p)
+
+
+def role_metadata(role: str, *, label: str | None = None, title: str | None = None,
+                  validates: list[str] | None = None, caption: str | None = None,
+                  kind: str | None = None) -> dict[str, Any]:
+    """The cell metadata that gives a cell a role: ``metadata.mechnb`` plus the mirror tag."""
+    mech: dict[str, Any] = {"role": role}
+    for key, val in (("label", label), ("title", title), ("validates", validates),
+                     ("caption", caption), ("kind", kind)):
+        if val:
+            mech[key] = val
+    return {"mechnb": mech, "tags": [TAG_PREFIX + role]}
+
+
+def set_role(metadata: Mapping[str, Any], role: str | None, *, label: str | None = None
+             ) -> dict[str, Any]:
+    """A copy of ``metadata`` with the role (and label) set, or cleared when ``role`` is None."""
+    out = dict(metadata)
+    tags = [t for t in out.get("tags", []) if isinstance(t, str) and not t.startswith(TAG_PREFIX)]
+    mech = dict(out["mechnb"]) if isinstance(out.get("mechnb"), Mapping) else {}
+    if role is None:
+        mech.pop("role", None)
+        mech.pop("label", None)
+    else:
+        mech["role"] = role
+        tags.append(TAG_PREFIX + role)
+        if label:
+            mech["label"] = label
+    if mech:
+        out["mechnb"] = mech
+    else:
+        out.pop("mechnb", None)
+    if tags:
+        out["tags"] = tags
+    else:
+        out.pop("tags", None)
+    return out
