@@ -55,7 +55,7 @@ class Cell:
     id: str | None = None
     """The nbformat cell id (nbformat ≥ 4.5), if any."""
     role: str | None = None
-    """The role name, from ``metadata.mechnb.role`` or a ``mech:<role>`` tag; ``None`` if unknown."""
+    """The role, from ``metadata.mechnb.role`` or a ``mech:<role>`` tag; ``None`` if unknown."""
     label: str | None = None
     """``metadata.mechnb.label``."""
     title: str | None = None
@@ -185,7 +185,7 @@ def _read_cell(index: int, raw: Any, findings: list[Finding]) -> Cell:
         if key == "validates" and isinstance(val, str):
             val = [val]  # a single label is a common shorthand
         if not isinstance(val, expected) or (
-                key == "validates" and not all(isinstance(v, str) for v in val)):
+                isinstance(val, list) and not all(isinstance(v, str) for v in val)):
             want = "a list of labels" if key == "validates" else "a string"
             findings.append(_finding(
                 "malformed-cell-metadata",
@@ -214,9 +214,10 @@ def _read_cell(index: int, raw: Any, findings: list[Finding]) -> Cell:
         outputs_raw, list) else ()
     exec_count = raw.get("execution_count")
     attachments = raw.get("attachments")
+    cell_type = raw.get("cell_type")
     return Cell(
         index=index,
-        cell_type=raw.get("cell_type") if isinstance(raw.get("cell_type"), str) else "raw",
+        cell_type=cell_type if isinstance(cell_type, str) else "raw",
         source=_source(raw.get("source", "")),
         id=cell_id,
         role=role,

@@ -1,0 +1,62 @@
+"""What the kernel knows about where it runs: the notebook's path and the running cell's id."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+# Variables that frontends put in the kernel namespace (or environment) to name the notebook.
+_NAMESPACE_KEYS = ("__session__", "__vsc_ipynb_file__")
+
+
+def parent_message(shell: Any) -> Mapping[str, Any]:
+    """The execute_request being run (an empty mapping outside a kernel)."""
+    parent = getattr(shell, "parent_header", None)
+    if isinstance(parent, Mapping):
+        return parent
+    kernel = getattr(shell, "kernel", None)
+    if kernel is not None and hasattr(kernel, "get_parent"):
+        try:
+            parent = kernel.get_parent("shell")
+        except TypeError:  # ipykernel < 6.? took no channel argument
+            parent = kernel.get_parent()
+        if isinstance(parent, Mapping):
+            return parent
+    return {}
+
+
+def current_cell_id(shell: Any) -> str | None:
+    """The id of the cell being executed, as JupyterLab/Notebook 7 send it (``cellId``)."""
+    meta = parent_message(shell).get("metadata")
+    cell_id = meta.get("cellId") if isinstance(meta, Mapping) else None
+    return cell_id if isinstance(cell_id, str) and cell_id else None
+
+
+def client_session(shell: Any) -> str | None:
+    """The session id of the client that sent the running request (one per browser tab)."""
+    header = parent_message(shell).get("header")
+    session = header.get("session") if isinstance(header, Mapping) else None
+    return session if isinstance(session, str) and session else None
+
+
+def notebook_path(shell: Any) -> Path | None:
+    """The notebook file this kernel runs for, when the frontend told the kernel; else ``None``."""
+    candidates: list[str] = []
+    user_ns = getattr(shell, "user_ns", None)
+    if isinstance(user_ns, Mapping):
+        candidates += [v for k in _NAMESPACE_KEYS if isinstance(v := user_ns.get(k), str)]
+    env = os.environ.get("JPY_SESSION_NAME")
+    if env:
+        candidates.append(env)
+    for raw in candidates:
+        path = Path(raw)
+        if path.suffix != ".ipynb":
+            continue
+        # jupyter_server passes either an absolute path or one relative to its root; the kernel's
+        # working directory is the notebook's directory, so try the file name there too.
+        for option in (path, Path.cwd() / path.name):
+            if option.is_file():
+                return option.resolve()
+    return None

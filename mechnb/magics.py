@@ -1,0 +1,232 @@
+"""The ``%mech`` line magic: parse arguments, call library functions, hand cells to insertion.
+
+Only light modules are imported here, so ``%load_ext mechnb`` stays fast; templates, the checker,
+the exporter and the phrase panel load on first use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import shlex
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+from .errors import MechnbError, UsageError
+
+PAPER_TYPES = ("expressivity", "dynamics", "failure")
+
+# Subcommands implemented in their own packages: name -> "module:function(shell, argv)".
+DELEGATED: dict[str, str] = {
+    "check": "mechnb.checker.magic:mech_check",
+    "export": "mechnb.exporter.magic:mech_export",
+    "phrases": "mechnb.phrases.magic:mech_phrases",
+}
+
+USAGE = """\
+%mech <role> [--label L] [--title T] [--lang en|zh] [--kind K]   insert the template for a role
+%mech new <expressivity|dynamics|failure> [--lang en|zh]          scaffold a whole paper
+%mech validate <label> [--kind controlled|real-model|intervention|ablation] [--lang en|zh]
+%mech list [--lang en|zh]        the roles and what each is for
+%mech check [NOTEBOOK]           closing-loop checks on this notebook (last saved version)
+%mech phrases [QUERY]            the phrase-lookup panel
+%mech export [DIR] [--pdf]       export this notebook to LaTeX (and PDF)
+%mech help                       this text"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises ``UsageError`` instead of exiting the kernel."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}\n\n{USAGE}")
+
+
+def _parser(prog: str, positional: str | None = None) -> _Parser:
+    parser = _Parser(prog=prog, add_help=False)
+    if positional:
+        parser.add_argument(positional)
+    parser.add_argument("--lang", choices=("en", "zh"))
+    return parser
+
+
+def _default_lang(shell: Any) -> str:
+    """The notebook's declared language when the kernel knows the notebook, else English."""
+    from .kernel_context import notebook_path
+
+    path = notebook_path(shell)
+    if path is None:
+        return "en"
+    try:
+        from .notebook import read_paper
+
+        return read_paper(path).lang
+    except MechnbError:
+        return "en"
+
+
+def _insert(shell: Any, cells: list[Any]) -> Any:
+    from .insertion import insert_cells
+
+    result = insert_cells(cells, shell)
+    if result.method == "frontend":
+        return Inserted(result.cells)
+    return None
+
+
+class Inserted:
+    """A one-line confirmation shown after the extension inserted cells."""
+
+    def __init__(self, cells: Any) -> None:
+        self.cells = cells
+
+    def __repr__(self) -> str:
+        names = []
+        for cell in self.cells:
+            mech = cell.metadata.get("mechnb", {})
+            names.append(mech.get("role", cell.cell_type) + (
+                f" ({mech['label']})" if mech.get("label") else ""))
+        return f"mechnb: inserted {len(self.cells)} cell(s) below: {', '.join(names)}"
+
+
+def mech_role(shell: Any, role: str, argv: list[str]) -> Any:
+    """``%mech <role> …``: the role's template cells."""
+    from .templates import role_cells
+
+    parser = _parser(f"%mech {role}")
+    parser.add_argument("--label")
+    parser.add_argument("--title")
+    parser.add_argument("--kind")
+    args = parser.parse_args(argv)
+    cells = role_cells(role, lang=args.lang or _default_lang(shell), label=args.label,
+                       title=args.title, kind=args.kind)
+    return _insert(shell, cells)
+
+
+def mech_new(shell: Any, argv: list[str]) -> Any:
+    """``%mech new <paper-type>``: the whole skeleton of a paper."""
+    from .templates import scaffold_cells
+
+    args = _parser("%mech new", "paper_type").parse_args(argv)
+    if args.paper_type not in PAPER_TYPES:
+        raise UsageError(f"unknown paper type '{args.paper_type}'; choose one of "
+                         f"{', '.join(PAPER_TYPES)}")
+    return _insert(shell, scaffold_cells(args.paper_type, lang=args.lang or _default_lang(shell)))
+
+
+def mech_validate(shell: Any, argv: list[str]) -> Any:
+    """``%mech validate <label> [--kind K]``: an experiment that declares what it validates."""
+    from .templates import validation_cells
+
+    parser = _parser("%mech validate", "label")
+    parser.add_argument("--kind", default="controlled",
+                        choices=("controlled", "real-model", "intervention", "ablation"))
+    args = parser.parse_args(argv)
+    return _insert(shell, validation_cells(args.label, kind=args.kind,
+                                           lang=args.lang or _default_lang(shell)))
+
+
+class RoleTable:
+    """``%mech list``: the roles, their group and purpose, as HTML and text."""
+
+    def __init__(self, lang: str) -> None:
+        from .roles import registry
+
+        self.rows = [(r.group, r.name, r.purpose(lang)) for r in registry().values()]
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        body = "".join(f"<tr><td>{escape(g)}</td><td><code>{escape(n)}</code></td>"
+                       f"<td style='text-align:left'>{escape(p)}</td></tr>"
+                       for g, n, p in self.rows)
+        return ("<table><thead><tr><th>group</th><th>role</th><th>what it is for</th></tr>"
+                f"</thead><tbody>{body}</tbody></table>")
+
+    def __repr__(self) -> str:
+        width = max(len(n) for _, n, _ in self.rows)
+        return "\n".join(f"{g:<10} {n:<{width}}  {p}" for g, n, p in self.rows)
+
+
+class HelpText:
+    """``%mech help``."""
+
+    def __repr__(self) -> str:
+        return USAGE
+
+
+def mech_list(shell: Any, argv: list[str]) -> Any:
+    """``%mech list``."""
+    args = _parser("%mech list").parse_args(argv)
+    return RoleTable(args.lang or _default_lang(shell))
+
+
+def _delegate(target: str) -> Callable[[Any, list[str]], Any]:
+    module, func = target.split(":")
+    return getattr(importlib.import_module(module), func)  # type: ignore[no-any-return]
+
+
+SUBCOMMANDS: dict[str, Callable[[Any, list[str]], Any]] = {
+    "new": mech_new,
+    "validate": mech_validate,
+    "list": mech_list,
+    "help": lambda shell, argv: HelpText(),
+}
+
+
+def run_mech(shell: Any, line: str) -> Any:
+    """Run one ``%mech`` line; raises ``MechnbError`` for bad input."""
+    from .roles import get_role, role_names, suggest_role
+
+    try:
+        argv = shlex.split(line)
+    except ValueError as exc:
+        raise UsageError(f"cannot parse '%mech {line}': {exc}") from None
+    if not argv:
+        return HelpText()
+    command, rest = argv[0], argv[1:]
+    if command in SUBCOMMANDS:
+        return SUBCOMMANDS[command](shell, rest)
+    if command in DELEGATED:
+        return _delegate(DELEGATED[command])(shell, rest)
+    if get_role(command) is not None:
+        return mech_role(shell, command, rest)
+    hint = suggest_role(command)
+    if hint is None:
+        import difflib
+
+        close = difflib.get_close_matches(command, [*SUBCOMMANDS, *DELEGATED], n=1)
+        hint = close[0] if close else None
+    raise UsageError(
+        f"'{command}' is neither a role nor a %mech command"
+        + (f"; did you mean '{hint}'?" if hint else "")
+        + f"\nRoles: {', '.join(role_names())}\n\n{USAGE}")
+
+
+def mech(line: str) -> Any:
+    """The ``%mech`` magic (see ``%mech help``)."""
+    from IPython import get_ipython
+    from IPython.core.error import UsageError as IPythonUsageError
+
+    shell = get_ipython()
+    try:
+        return run_mech(shell, line)
+    except MechnbError as exc:
+        # IPython shows UsageError as a short message, without a traceback.
+        raise IPythonUsageError(str(exc)) from None
+
+
+def register(shell: Any) -> None:
+    """Register ``%mech`` with ``shell`` and let the frontend bridge announce itself."""
+    shell.register_magic_function(mech, "line", "mech")
+    try:
+        from . import _bridge
+    except ImportError:
+        return
+    on_load = getattr(_bridge, "on_load", None)
+    if on_load is not None:
+        on_load(shell)
+
+
+def unregister(shell: Any) -> None:
+    """Remove ``%mech``."""
+    shell.magics_manager.magics["line"].pop("mech", None)
