@@ -1,0 +1,24 @@
+"""Shared test fixtures: paths of the repository and its fixture data."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "tests" / "fixtures"
+VENV_BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(scope="session")
+def repo() -> Path:
+    """The repository root."""
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def fixtures() -> Path:
+    """``tests/fixtures``."""
+    return FIXTURES

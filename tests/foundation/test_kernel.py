@@ -1,0 +1,66 @@
+"""``%mech`` in a real kernel, with ``cellId`` in the execute_request as JupyterLab sends it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .conftest import Kernel
+
+pytestmark = pytest.mark.kernel
+
+
+def test_load_ext_is_light_and_theorem_falls_back(kernel: Kernel) -> None:
+    loaded = kernel.execute("import sys\n%load_ext mechnb\n"
+                            "print(sorted(m for m in ('nbformat', 'nbconvert', 'ipywidgets', "
+                            "'markdown_it', 'jsonschema') if m in sys.modules))")
+    assert loaded.reply["content"]["status"] == "ok"
+    assert [o["text"] for o in loaded.outputs if o["msg_type"] == "stream"] == ["[]\n"]
+
+    run = kernel.execute("%mech theorem --label thm:x", cell_id="magic-cell")
+    assert run.reply["content"]["status"] == "ok"
+    (display,) = run.displays
+    cells = display["metadata"]["mechnb"]["cells"]
+    assert [c["metadata"]["mechnb"]["role"] for c in cells][:2] == ["theorem", "interpretation"]
+    assert cells[0]["metadata"]["mechnb"]["label"] == "thm:x"
+    assert cells[0]["source"] in display["data"]["text/markdown"]
+    assert run.payload == []  # no code cell in a theorem template: nothing offered
+
+
+def test_validate_payload_offers_the_code_cell(kernel: Kernel) -> None:
+    kernel.execute("%load_ext mechnb")
+    run = kernel.execute("%mech validate thm:main --kind intervention", cell_id="c-42")
+    (payload,) = run.payload
+    assert payload["source"] == "set_next_input" and payload["replace"] is False
+    cells = run.displays[0]["metadata"]["mechnb"]["cells"]
+    code = next(c for c in cells if c["cell_type"] == "code")
+    assert payload["text"] == code["source"]
+    assert code["metadata"]["mechnb"]["validates"] == ["thm:main"]
+
+
+def test_cell_id_and_notebook_path_reach_the_kernel(kernel: Kernel, tmp_path: Path) -> None:
+    nb = tmp_path / "paper.ipynb"
+    nb.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "cells": [],
+                              "metadata": {"mechnb": {"lang": "zh"}}}))
+    run = kernel.execute(
+        "from mechnb.kernel_context import current_cell_id, notebook_path\n"
+        "__session__ = 'paper.ipynb'\n"
+        "print(current_cell_id(get_ipython()), notebook_path(get_ipython()).name)",
+        cell_id="the-cell-id")
+    assert run.outputs[0]["text"] == "the-cell-id paper.ipynb\n"
+    # the notebook's declared language is the default for templates
+    kernel.execute("%load_ext mechnb")
+    run = kernel.execute("%mech gap")
+    source = run.displays[0]["metadata"]["mechnb"]["cells"][0]["source"]
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in source)
+
+
+def test_unknown_role_is_a_short_error(kernel: Kernel) -> None:
+    kernel.execute("%load_ext mechnb")
+    run = kernel.execute("%mech theorm")
+    (err,) = [o for o in run.outputs if o["msg_type"] == "error"]
+    assert err["ename"] == "UsageError"
+    assert "did you mean 'theorem'" in err["evalue"]
+    assert len(err["traceback"]) <= 2  # a message, not a stack
