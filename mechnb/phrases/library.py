@@ -1,0 +1,212 @@
+"""Loading and validating the phrase library (``mechnb/data/phrases/*.json``, ``data/lenses.json``).
+
+The loader never raises on bad records: it keeps every record it can build and lists the problems
+(``Library.problems``), which the tests require to be empty.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from .index import IndexEntry, build_index, is_cjk
+from .model import LANGS, Lens, Phrase, slots_in
+
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
+
+ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+FUNCTION_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*(?:/[a-z0-9]+(?:-[a-z0-9]+)*)*$")
+RECORD_KEYS = frozenset({"id", "function", "en", "zh", "slots", "note"})
+LENS_KEYS = frozenset({"id", "name", "description", "closing_validation", "phrase"})
+LENSES_MARKER = "@lenses"
+"""In ``index.json``'s file list: where the phrases generated from the lens catalog go."""
+_ODD_BRACKETS = ("［", "］", "【", "】")
+
+
+@dataclass(frozen=True, eq=False)
+class Library:
+    """Every phrase and lens, in load order, with the problems found while loading."""
+
+    phrases: tuple[Phrase, ...]
+    lenses: tuple[Lens, ...]
+    required_functions: tuple[str, ...]
+    """Function paths DESIGN.md §3 asks the library to cover (from ``index.json``)."""
+    problems: tuple[str, ...] = ()
+    index: tuple[IndexEntry, ...] = field(default=(), repr=False)
+
+    def get(self, phrase_id: str) -> Phrase | None:
+        """The phrase with ``phrase_id``, or ``None``."""
+        return next((p for p in self.phrases if p.id == phrase_id), None)
+
+
+def _data_dir() -> Traversable:
+    return resources.files("mechnb").joinpath("data")
+
+
+def _nonempty_str(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _bilingual_problems(value: object, where: str, what: str) -> list[str]:
+    if not isinstance(value, Mapping):
+        return [f"{where}: {what} must be an object with 'en' and 'zh'"]
+    problems = [f"{where}: {what}.{lang} is missing or empty"
+                for lang in LANGS if not _nonempty_str(value.get(lang))]
+    zh = value.get("zh")
+    if isinstance(zh, str) and zh.strip() and not any(is_cjk(c) for c in zh):
+        problems.append(f"{where}: {what}.zh has no Chinese text")
+    return problems
+
+
+def record_problems(rec: object, where: str) -> list[str]:
+    """What is wrong with one phrase record (empty when it is complete and consistent)."""
+    if not isinstance(rec, Mapping):
+        return [f"{where}: a record must be a JSON object"]
+    rid = rec.get("id")
+    if isinstance(rid, str):
+        where = f"{where} ({rid})"
+    problems = [f"{where}: missing field '{k}'" for k in sorted(RECORD_KEYS - rec.keys())]
+    problems += [f"{where}: unknown field '{k}'" for k in sorted(rec.keys() - RECORD_KEYS)]
+    if "id" in rec and not (isinstance(rid, str) and ID_RE.match(rid)):
+        problems.append(f"{where}: id must be kebab-case ASCII")
+    fn = rec.get("function")
+    if "function" in rec and not (isinstance(fn, str) and FUNCTION_RE.match(fn)):
+        problems.append(f"{where}: function must be a lowercase '/'-separated path")
+    texts = {lang: rec.get(lang) for lang in LANGS}
+    for lang, text in texts.items():
+        if lang in rec and not _nonempty_str(text):
+            problems.append(f"{where}: '{lang}' must be a non-empty string")
+    en, zh = texts["en"], texts["zh"]
+    if isinstance(zh, str) and zh.strip():
+        if not any(is_cjk(c) for c in zh):
+            problems.append(f"{where}: 'zh' has no Chinese text")
+        if any(b in zh for b in _ODD_BRACKETS):
+            problems.append(f"{where}: 'zh' writes a blank with full-width brackets; use [slot]")
+    if isinstance(en, str) and any(is_cjk(c) for c in en):
+        problems.append(f"{where}: 'en' contains Chinese text")
+    slots = rec.get("slots")
+    if "slots" in rec:
+        if not (isinstance(slots, list) and all(isinstance(s, str) for s in slots)):
+            problems.append(f"{where}: slots must be a list of strings")
+        elif len(set(slots)) != len(slots):
+            problems.append(f"{where}: slots has duplicates")
+        else:
+            for lang, text in texts.items():
+                if isinstance(text, str) and set(slots_in(text)) != set(slots):
+                    problems.append(
+                        f"{where}: slots {sorted(slots)} differ from the blanks of '{lang}' "
+                        f"{sorted(slots_in(text))}")
+    if "note" in rec:
+        problems += _bilingual_problems(rec.get("note"), where, "note")
+    return problems
+
+
+def lens_problems(rec: object, where: str) -> list[str]:
+    """What is wrong with one lens record."""
+    if not isinstance(rec, Mapping):
+        return [f"{where}: a lens must be a JSON object"]
+    lid = rec.get("id")
+    if isinstance(lid, str):
+        where = f"{where} ({lid})"
+    problems = [f"{where}: missing field '{k}'" for k in sorted(LENS_KEYS - rec.keys())]
+    problems += [f"{where}: unknown field '{k}'" for k in sorted(rec.keys() - LENS_KEYS)]
+    if "id" in rec and not (isinstance(lid, str) and ID_RE.match(lid)):
+        problems.append(f"{where}: id must be kebab-case ASCII")
+    for key in sorted(LENS_KEYS - {"id"}):
+        if key in rec:
+            problems += _bilingual_problems(rec[key], where, key)
+    phrase = rec.get("phrase")
+    if (isinstance(phrase, Mapping) and all(isinstance(phrase.get(k), str) for k in LANGS)
+            and set(slots_in(phrase["en"])) != set(slots_in(phrase["zh"]))):
+        problems.append(f"{where}: the blanks of phrase.en and phrase.zh differ")
+    return problems
+
+
+def _phrase_from(rec: Mapping[str, Any], source: str) -> Phrase:
+    note = rec["note"]
+    return Phrase(id=rec["id"], function=rec["function"], en=rec["en"], zh=rec["zh"],
+                  slots=tuple(rec["slots"]), note_en=note["en"], note_zh=note["zh"],
+                  source=source)
+
+
+def _read_json(item: Traversable, name: str, problems: list[str]) -> Any:
+    try:
+        return json.loads(item.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        problems.append(f"{name}: cannot be read as JSON ({exc})")
+        return None
+
+
+def _load_phrase_file(item: Traversable, name: str, problems: list[str]) -> list[Phrase]:
+    raw = _read_json(item, name, problems)
+    if raw is None:
+        return []
+    if not (isinstance(raw, dict) and isinstance(raw.get("entries"), list)):
+        problems.append(f"{name}: expected an object {{\"entries\": [...]}}")
+        return []
+    phrases = []
+    for n, rec in enumerate(raw["entries"]):
+        found = record_problems(rec, f"{name}[{n}]")
+        problems += found
+        if not found:
+            phrases.append(_phrase_from(rec, name))
+    return phrases
+
+
+def _load_lenses(problems: list[str]) -> list[Lens]:
+    raw = _read_json(_data_dir().joinpath("lenses.json"), "lenses.json", problems)
+    if not (isinstance(raw, dict) and isinstance(raw.get("lenses"), list)):
+        if raw is not None:
+            problems.append("lenses.json: expected an object {\"lenses\": [...]}")
+        return []
+    lenses = []
+    for n, rec in enumerate(raw["lenses"]):
+        found = lens_problems(rec, f"lenses.json[{n}]")
+        problems += found
+        if not found:
+            lenses.append(Lens(id=rec["id"], name=rec["name"], description=rec["description"],
+                               closing_validation=rec["closing_validation"],
+                               phrase=rec["phrase"]))
+    return lenses
+
+
+def _duplicate_problems(phrases: Iterable[Phrase]) -> list[str]:
+    seen: dict[str, str] = {}
+    problems = []
+    for p in phrases:
+        if p.id in seen:
+            problems.append(f"{p.source} ({p.id}): id already used in {seen[p.id]}")
+        else:
+            seen[p.id] = p.source
+    return problems
+
+
+@cache
+def load_library() -> Library:
+    """The whole library, loaded once per process (files in ``index.json`` order, then others)."""
+    problems: list[str] = []
+    folder = _data_dir().joinpath("phrases")
+    index_raw = _read_json(folder.joinpath("index.json"), "index.json", problems) or {}
+    listed: list[str] = list(index_raw.get("files", []))
+    present = sorted(item.name for item in folder.iterdir()
+                     if item.name.endswith(".json") and item.name != "index.json")
+    order = listed + [name for name in present if name not in listed]
+    lenses = _load_lenses(problems)
+    phrases: list[Phrase] = []
+    for name in order:
+        if name == LENSES_MARKER:
+            phrases += [lens.as_phrase() for lens in lenses]
+        elif name in present:
+            phrases += _load_phrase_file(folder.joinpath(name), name, problems)
+    if LENSES_MARKER not in order:
+        phrases += [lens.as_phrase() for lens in lenses]
+    problems += _duplicate_problems(phrases)
+    return Library(phrases=tuple(phrases), lenses=tuple(lenses),
+                   required_functions=tuple(index_raw.get("required_functions", [])),
+                   problems=tuple(problems), index=build_index(phrases))

@@ -1,0 +1,97 @@
+"""The data model of the phrase library: a ``Phrase`` record and an analytical ``Lens``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Lang = Literal["en", "zh"]
+LANGS: tuple[Lang, ...] = ("en", "zh")
+
+SLOT_RE = re.compile(r"\[([A-Za-z][A-Za-z0-9 _-]*)\]")
+"""A blank in a phrase: ``[model]``, ``[factor A]`` (ASCII name, same name in both languages)."""
+
+
+def slots_in(text: str) -> list[str]:
+    """The slot names of ``text`` in order of first appearance, without repeats."""
+    seen: list[str] = []
+    for name in SLOT_RE.findall(text):
+        if name not in seen:
+            seen.append(name)
+    return seen
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """One bilingual phrase of the library, with the rhetorical function it serves."""
+
+    id: str
+    """Unique kebab-case identifier (``intro-gap-missing-training-account-01``)."""
+    function: str
+    """Rhetorical function as a ``/``-separated path (``introduction/gap/missing-closed-form``)."""
+    en: str
+    """The English phrase; blanks are written ``[slot]``."""
+    zh: str
+    """The Chinese phrase, with the same ``[slot]`` names as the English one."""
+    slots: tuple[str, ...]
+    """The names of the blanks, in order."""
+    note_en: str
+    """When to use the phrase, in English."""
+    note_zh: str
+    """When to use the phrase, in Chinese."""
+    source: str = ""
+    """The data file the record came from (``introduction.json``), for error messages."""
+
+    def text(self, lang: Lang) -> str:
+        """The phrase in ``lang``."""
+        return self.zh if lang == "zh" else self.en
+
+    def note(self, lang: Lang) -> str:
+        """The usage note in ``lang``."""
+        return self.note_zh if lang == "zh" else self.note_en
+
+    @property
+    def depth(self) -> int:
+        """Number of segments of the function path (``a/b`` is 2)."""
+        return self.function.count("/") + 1
+
+    def to_record(self) -> dict[str, Any]:
+        """The record as written in the data files (the JSON output of the CLI)."""
+        return {
+            "id": self.id,
+            "function": self.function,
+            "en": self.en,
+            "zh": self.zh,
+            "slots": list(self.slots),
+            "note": {"en": self.note_en, "zh": self.note_zh},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Lens:
+    """An analytical lens (DESIGN.md §1, move 4) and the validation that usually closes its loop."""
+
+    id: str
+    """Kebab-case identifier (``training-dynamics``)."""
+    name: dict[str, str]
+    """Display name by language."""
+    description: dict[str, str]
+    """One-line description by language."""
+    closing_validation: dict[str, str]
+    """The validation that usually closes a paper written through this lens, by language."""
+    phrase: dict[str, str]
+    """A sentence that proposes the lens, by language (searchable as ``lens/<id>``)."""
+
+    def as_phrase(self) -> Phrase:
+        """The lens as a searchable phrase record under the function ``lens/<id>``."""
+        return Phrase(
+            id=f"lens-{self.id}",
+            function=f"lens/{self.id}",
+            en=self.phrase["en"],
+            zh=self.phrase["zh"],
+            slots=tuple(slots_in(self.phrase["en"])),
+            note_en=f"{self.description['en']} Closing the loop: {self.closing_validation['en']}",
+            note_zh=f"{self.description['zh']}闭环验证：{self.closing_validation['zh']}",
+            source="lenses.json",
+        )
