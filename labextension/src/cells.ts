@@ -1,0 +1,179 @@
+import { ICellModel, MarkdownCell } from '@jupyterlab/cells';
+import { Notebook, NotebookPanel } from '@jupyterlab/notebook';
+import { JSONObject } from '@lumino/coreutils';
+
+import { TAG_PREFIX } from './commands';
+
+/** A cell as sent by the kernel (mechnb.cellspec.CellSpec.to_message()). */
+export interface ICellMessage {
+  cell_type: 'markdown' | 'code' | 'raw';
+  source: string;
+  metadata: JSONObject;
+}
+
+/** Index of the cell with nbformat id `cellId`, or -1. */
+export function cellIndex(notebook: Notebook, cellId: string | null): number {
+  const cells = notebook.model?.cells;
+  if (!cells || !cellId) {
+    return -1;
+  }
+  for (let i = 0; i < cells.length; i++) {
+    if (cells.get(i).id === cellId) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+/**
+ * Insert `cells` directly below the cell `afterCellId` (else below the active cell), keeping their
+ * metadata; markdown cells are shown rendered. Existing cells are never changed.
+ */
+export function insertCells(
+  panel: NotebookPanel,
+  cells: ICellMessage[],
+  afterCellId: string | null
+): boolean {
+  const notebook = panel.content;
+  const model = notebook.model;
+  if (!model || cells.length === 0) {
+    return false;
+  }
+  let anchor = cellIndex(notebook, afterCellId);
+  if (anchor < 0) {
+    anchor = notebook.activeCellIndex;
+  }
+  const at = Math.min(Math.max(anchor + 1, 0), model.cells.length);
+  model.sharedModel.insertCells(
+    at,
+    cells.map(cell => {
+      const base = {
+        cell_type: cell.cell_type,
+        source: cell.source,
+        metadata: cell.metadata ?? {}
+      };
+      return cell.cell_type === 'code'
+        ? { ...base, outputs: [], execution_count: null }
+        : base;
+    }) as any
+  );
+  for (let i = at; i < at + cells.length; i++) {
+    const widget = notebook.widgets[i];
+    if (widget instanceof MarkdownCell) {
+      widget.rendered = true;
+    }
+  }
+  return true;
+}
+
+/** Insert `text` at the cursor of the active cell's editor (a rendered markdown cell opens). */
+export function insertText(panel: NotebookPanel, text: string): boolean {
+  const cell = panel.content.activeCell;
+  if (!cell) {
+    return false;
+  }
+  if (cell instanceof MarkdownCell && cell.rendered) {
+    cell.rendered = false;
+  }
+  const editor = cell.editor;
+  if (!editor) {
+    return false;
+  }
+  editor.replaceSelection?.(text);
+  editor.focus();
+  return true;
+}
+
+/** Make the cell `cellId` (else the cell at `fallbackIndex`) active and scroll to it. */
+export function selectCell(
+  panel: NotebookPanel,
+  cellId: string | null,
+  fallbackIndex: number | null = null
+): boolean {
+  const notebook = panel.content;
+  const count = notebook.model?.cells.length ?? 0;
+  let index = cellIndex(notebook, cellId);
+  if (index < 0 && fallbackIndex !== null && fallbackIndex < count) {
+    index = fallbackIndex;
+  }
+  if (index < 0) {
+    return false;
+  }
+  notebook.mode = 'command';
+  notebook.deselectAll();
+  notebook.activeCellIndex = index;
+  void notebook.scrollToItem(index, 'center').catch(() => undefined);
+  notebook.activate();
+  return true;
+}
+
+/** The role of a cell: metadata.mechnb.role, else a mech:<role> tag (DESIGN.md §2). */
+export function cellRole(
+  model: ICellModel
+): { role: string; label: string | null } | null {
+  const mech = model.getMetadata('mechnb');
+  let role: string | null = null;
+  let label: string | null = null;
+  if (mech && typeof mech === 'object' && !Array.isArray(mech)) {
+    if (typeof mech.role === 'string' && mech.role) {
+      role = mech.role;
+    }
+    if (typeof mech.label === 'string' && mech.label) {
+      label = mech.label;
+    }
+  }
+  if (role === null) {
+    const tags = model.getMetadata('tags');
+    if (Array.isArray(tags)) {
+      const tag = tags.find(
+        t => typeof t === 'string' && t.startsWith(TAG_PREFIX) && t.length > TAG_PREFIX.length
+      );
+      if (typeof tag === 'string') {
+        role = tag.slice(TAG_PREFIX.length);
+      }
+    }
+  }
+  return role === null ? null : { role, label };
+}
+
+/**
+ * Set (or with `role === null` clear) a cell's role: metadata.mechnb.role/label and the mirror
+ * tag, like mechnb.notebook.set_role. `label` undefined keeps the old label, '' removes it.
+ */
+export function writeRole(
+  model: ICellModel,
+  role: string | null,
+  label?: string
+): void {
+  const old = model.getMetadata('mechnb');
+  const mech: JSONObject =
+    old && typeof old === 'object' && !Array.isArray(old) ? { ...(old as JSONObject) } : {};
+  const oldTags = model.getMetadata('tags');
+  const tags = (Array.isArray(oldTags) ? oldTags : []).filter(
+    t => typeof t === 'string' && !t.startsWith(TAG_PREFIX)
+  ) as string[];
+  if (role === null) {
+    delete mech.role;
+    delete mech.label;
+  } else {
+    mech.role = role;
+    tags.push(TAG_PREFIX + role);
+    if (label !== undefined) {
+      if (label) {
+        mech.label = label;
+      } else {
+        delete mech.label;
+      }
+    }
+  }
+  if (Object.keys(mech).length > 0) {
+    model.setMetadata('mechnb', mech);
+  } else {
+    model.deleteMetadata('mechnb');
+  }
+  if (tags.length > 0) {
+    model.setMetadata('tags', tags);
+  } else {
+    model.deleteMetadata('tags');
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * Every command id of the extension, in one place.
+ */
+export namespace CommandIDs {
+  /** Open the phrase panel (runs `%mech phrases` in the notebook's kernel). */
+  export const openPhrases = 'mechnb:open-phrases';
+  /** Set the role (and label) of the selected cells: metadata.mechnb + the mech:<role> tag. */
+  export const setRole = 'mechnb:set-role';
+  /** Remove the role and label of the selected cells. */
+  export const clearRole = 'mechnb:clear-role';
+  /** Run the closing-loop checks on the saved notebook and list the findings. */
+  export const checkArgument = 'mechnb:check-argument';
+  /** Export the notebook to LaTeX (and PDF when TeX is present) next to it. */
+  export const exportPaper = 'mechnb:export-paper';
+}
+
+/** The comm target shared with mechnb/_bridge.py. */
+export const COMM_TARGET = 'mechnb';
+
+/** Message protocol version shared with mechnb/_bridge.py (PROTOCOL). */
+export const PROTOCOL = 1;
+
+/** The tag prefix that mirrors a cell role (DESIGN.md §2). */
+export const TAG_PREFIX = 'mech:';

@@ -1,0 +1,281 @@
+import {
+  ILabShell,
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import {
+  ICommandPalette,
+  InputDialog,
+  Notification,
+  ToolbarButton
+} from '@jupyterlab/apputils';
+import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { Widget } from '@lumino/widgets';
+
+import { IExportResult, IFinding, IRoleInfo, requestAPI } from './api';
+import { connectBridge } from './bridge';
+import { trackBadges } from './badges';
+import { cellRole, insertCells, insertText, selectCell, writeRole } from './cells';
+import { CommandIDs } from './commands';
+import { FindingsPanel, WidgetHost } from './sidebar';
+
+declare function require(path: string): any;
+const VERSION: string = require('../package.json').version;
+
+const CATEGORY = 'mechnb';
+
+/** Add `widget` to the right side bar (JupyterLab and Notebook 7) and show it. */
+function showRight(app: JupyterFrontEnd, widget: Widget, rank: number): void {
+  if (!widget.isAttached) {
+    app.shell.add(widget, 'right', { rank });
+  }
+  app.shell.activateById(widget.id);
+  // Notebook 7 keeps its right panel collapsed until asked
+  const shell = app.shell as any;
+  if (typeof shell.expandRight === 'function') {
+    shell.expandRight();
+  }
+}
+
+let rolesCache: Promise<IRoleInfo[]> | null = null;
+function roles(): Promise<IRoleInfo[]> {
+  if (!rolesCache) {
+    rolesCache = requestAPI<IRoleInfo[]>('roles').catch(error => {
+      rolesCache = null;
+      throw error;
+    });
+  }
+  return rolesCache;
+}
+
+/** Run code in the panel's kernel on behalf of this client (the bridge answers to it). */
+async function runInKernel(panel: NotebookPanel, code: string): Promise<void> {
+  await panel.sessionContext.ready;
+  const kernel = panel.sessionContext.session?.kernel;
+  if (!kernel) {
+    throw new Error('This notebook has no kernel.');
+  }
+  await kernel.requestExecute({ code, silent: false, store_history: false }).done;
+}
+
+const plugin: JupyterFrontEndPlugin<void> = {
+  id: 'mechnb:plugin',
+  description:
+    'mechnb: inserts role-tagged template cells for %mech, role badges, the phrase side bar, check and export.',
+  autoStart: true,
+  requires: [INotebookTracker],
+  optional: [ICommandPalette, ILabShell],
+  activate: (
+    app: JupyterFrontEnd,
+    tracker: INotebookTracker,
+    palette: ICommandPalette | null
+  ) => {
+    const hosts = new Map<string, WidgetHost>();
+    const findings = new FindingsPanel((panel, finding) => {
+      selectCell(panel, finding.cell_id, finding.cell);
+      app.shell.activateById(panel.id);
+    });
+
+    const handlers = {
+      insertCells,
+      insertText,
+      selectCell: (panel: NotebookPanel, cellId: string) => selectCell(panel, cellId),
+      openSidebar: (panel: NotebookPanel, modelId: string, title: string) => {
+        let host = hosts.get(title);
+        if (!host || host.isDisposed) {
+          host = new WidgetHost(title);
+          hosts.set(title, host);
+        }
+        host.showWidget(panel, modelId);
+        showRight(app, host, 600);
+      }
+    };
+
+    tracker.widgetAdded.connect((_, panel) => {
+      connectBridge(panel, handlers, VERSION);
+      trackBadges(panel);
+      // `%mech check` output rows carry data-mechnb-cell-id: a click selects that cell
+      panel.content.node.addEventListener('click', event => {
+        const target = (event.target as HTMLElement | null)?.closest?.(
+          '[data-mechnb-cell-id]'
+        ) as HTMLElement | null;
+        if (target?.dataset.mechnbCellId) {
+          const index = Number(target.dataset.mechnbCellIndex ?? NaN);
+          selectCell(panel, target.dataset.mechnbCellId, Number.isNaN(index) ? null : index);
+        }
+      });
+      const button = new ToolbarButton({
+        className: 'jp-mechnb-check-button',
+        label: 'Check argument',
+        tooltip: 'mechnb: run the closing-loop checks on this notebook',
+        onClick: () => void app.commands.execute(CommandIDs.checkArgument)
+      });
+      panel.toolbar.insertAfter('cellType', 'mechnbCheck', button) ||
+        panel.toolbar.addItem('mechnbCheck', button);
+    });
+
+    const current = (): NotebookPanel | null => {
+      const panel = tracker.currentWidget;
+      return panel && !panel.isDisposed ? panel : null;
+    };
+    const hasNotebook = () => current() !== null;
+
+    app.commands.addCommand(CommandIDs.setRole, {
+      label: 'Set mechnb Role…',
+      caption: 'Set the role (and LaTeX label) of the selected cells',
+      isEnabled: hasNotebook,
+      execute: async args => {
+        const panel = current();
+        const active = panel?.content.activeCell;
+        if (!panel || !active) {
+          return;
+        }
+        const existing = cellRole(active.model);
+        let role = typeof args.role === 'string' ? args.role : null;
+        let label = typeof args.label === 'string' ? args.label : undefined;
+        if (role === null) {
+          const names = (await roles()).map(r => r.name);
+          const choice = await InputDialog.getItem({
+            title: 'Cell role',
+            items: names,
+            current: existing ? Math.max(names.indexOf(existing.role), 0) : 0
+          });
+          if (!choice.button.accept || !choice.value) {
+            return;
+          }
+          role = choice.value;
+          const info = (await roles()).find(r => r.name === role);
+          const answer = await InputDialog.getText({
+            title: `Label for this ${role} (optional)`,
+            placeholder: info?.label_prefix ? `${info.label_prefix}:name` : '',
+            text: existing?.label ?? ''
+          });
+          if (!answer.button.accept) {
+            return;
+          }
+          label = (answer.value ?? '').trim();
+        } else if (!(await roles()).some(r => r.name === role)) {
+          Notification.error(`mechnb: unknown role "${role}"`);
+          return;
+        }
+        for (const cell of panel.content.widgets) {
+          if (panel.content.isSelectedOrActive(cell)) {
+            writeRole(cell.model, role, cell === active ? label : undefined);
+          }
+        }
+      }
+    });
+
+    app.commands.addCommand(CommandIDs.clearRole, {
+      label: 'Clear mechnb Role',
+      caption: 'Remove the role and label of the selected cells',
+      isEnabled: hasNotebook,
+      execute: () => {
+        const panel = current();
+        if (!panel) {
+          return;
+        }
+        for (const cell of panel.content.widgets) {
+          if (panel.content.isSelectedOrActive(cell)) {
+            writeRole(cell.model, null);
+          }
+        }
+      }
+    });
+
+    app.commands.addCommand(CommandIDs.checkArgument, {
+      label: 'Check Argument (mechnb)',
+      caption: 'Run the closing-loop checks on this notebook and list the findings',
+      isEnabled: hasNotebook,
+      execute: async () => {
+        const panel = current();
+        if (!panel) {
+          return;
+        }
+        const path = panel.context.path;
+        findings.pending(path);
+        showRight(app, findings, 700);
+        try {
+          if (panel.context.model.dirty) {
+            await panel.context.save();
+          }
+          const result = await requestAPI<IFinding[]>(
+            `check?path=${encodeURIComponent(path)}`
+          );
+          findings.showFindings(panel, result);
+        } catch (error) {
+          findings.failed(path, (error as Error).message);
+        }
+      }
+    });
+
+    app.commands.addCommand(CommandIDs.exportPaper, {
+      label: 'Export Paper to LaTeX (mechnb)',
+      caption: 'Write the .tex (and the PDF when TeX is installed) next to the notebook',
+      isEnabled: hasNotebook,
+      execute: async args => {
+        const panel = current();
+        if (!panel) {
+          return;
+        }
+        const path = panel.context.path;
+        const work = (async () => {
+          if (panel.context.model.dirty) {
+            await panel.context.save();
+          }
+          const body: { path: string; pdf?: boolean } = { path };
+          if (typeof args.pdf === 'boolean') {
+            body.pdf = args.pdf;
+          }
+          const result = await requestAPI<IExportResult>('export', {
+            method: 'POST',
+            body: JSON.stringify(body)
+          });
+          if (!result.ok) {
+            throw new Error(result.log.trim().split('\n').slice(-3).join(' ') || 'export failed');
+          }
+          return result;
+        })();
+        Notification.promise(work as Promise<any>, {
+          pending: { message: `Exporting ${path} to LaTeX…`, options: { autoClose: false } },
+          success: {
+            message: (result: any) =>
+              `Wrote ${[result.tex, result.pdf].filter(Boolean).join(' and ')}`,
+            options: { autoClose: 8000 }
+          },
+          error: { message: (reason: unknown) => `Export failed: ${String((reason as Error)?.message ?? reason)}` }
+        });
+        return work.catch(() => null);
+      }
+    });
+
+    app.commands.addCommand(CommandIDs.openPhrases, {
+      label: 'Open mechnb Phrases',
+      caption: 'Open the phrase-lookup panel in the right side bar',
+      isEnabled: hasNotebook,
+      execute: async () => {
+        const panel = current();
+        if (!panel) {
+          return;
+        }
+        // two requests: the first loads mechnb (its bridge says hello in between)
+        await runInKernel(panel, '%load_ext mechnb');
+        await runInKernel(panel, '%mech phrases');
+      }
+    });
+
+    for (const command of [
+      CommandIDs.setRole,
+      CommandIDs.clearRole,
+      CommandIDs.checkArgument,
+      CommandIDs.exportPaper,
+      CommandIDs.openPhrases
+    ]) {
+      palette?.addItem({ command, category: CATEGORY });
+    }
+    app.contextMenu.addItem({ command: CommandIDs.setRole, selector: '.jp-Notebook .jp-Cell', rank: 20 });
+    app.contextMenu.addItem({ command: CommandIDs.clearRole, selector: '.jp-Notebook .jp-Cell', rank: 21 });
+  }
+};
+
+export default [plugin];

@@ -1,0 +1,141 @@
+import { NotebookPanel } from '@jupyterlab/notebook';
+import { OutputArea, OutputAreaModel } from '@jupyterlab/outputarea';
+import { LabIcon } from '@jupyterlab/ui-components';
+import { Panel, Widget } from '@lumino/widgets';
+
+import { IFinding } from './api';
+
+/** The side-bar tab icon: a small "m" in a box. */
+export const mechnbIcon = new LabIcon({
+  name: 'mechnb:icon',
+  svgstr:
+    '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16">' +
+    '<rect class="jp-icon3" fill="#616161" x="1" y="1" width="14" height="14" rx="3"/>' +
+    '<path fill="#fff" d="M4 12V5h1.6l.1.8Q6.4 4.9 7.5 4.9q1.2 0 1.6.9.7-.9 1.9-.9 2 0 2 2.3V12h-1.7V7.4q0-1-.9-1t-1 1V12H7.7V7.4q0-1-.9-1t-1 1V12z"/>' +
+    '</svg>'
+});
+
+function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'panel';
+}
+
+/**
+ * A right-side-bar panel that shows one ipywidgets widget of a notebook's kernel: an OutputArea
+ * that renders the widget-view mimebundle with the notebook's rendermime (which carries the widget
+ * renderer bound to that notebook's widget manager), the way jupyterlab-sidecar does.
+ */
+export class WidgetHost extends Panel {
+  constructor(title: string) {
+    super();
+    this.id = `jp-mechnb-sidebar-${slug(title)}`;
+    this.addClass('jp-mechnb-sidebar');
+    this.title.icon = mechnbIcon;
+    this.title.caption = title;
+    this.title.label = title;
+    this.title.closable = true;
+  }
+
+  /** Show the widget `modelId` of `panel`'s kernel, replacing what was shown before. */
+  showWidget(panel: NotebookPanel, modelId: string): void {
+    this._output?.dispose();
+    const model = new OutputAreaModel({ trusted: true });
+    this._output = new OutputArea({ model, rendermime: panel.content.rendermime });
+    this._output.addClass('jp-mechnb-sidebar-output');
+    this.addWidget(this._output);
+    model.add({
+      output_type: 'display_data',
+      data: {
+        'application/vnd.jupyter.widget-view+json': {
+          model_id: modelId,
+          version_major: 2,
+          version_minor: 1
+        }
+      },
+      metadata: {}
+    });
+    // the widget dies with its notebook: close the host then
+    panel.disposed.connect(() => this.dispose());
+  }
+
+  private _output: OutputArea | null = null;
+}
+
+/**
+ * The findings of "Check argument" for one notebook: one row per finding; clicking a row selects
+ * its cell. Text is set with textContent, never parsed as HTML.
+ */
+export class FindingsPanel extends Widget {
+  constructor(onSelect: (panel: NotebookPanel, finding: IFinding) => void) {
+    super();
+    this._onSelect = onSelect;
+    this.id = 'jp-mechnb-findings';
+    this.addClass('jp-mechnb-findings');
+    this.title.icon = mechnbIcon;
+    this.title.caption = 'mechnb: check argument';
+    this.title.label = 'Findings';
+    this.title.closable = true;
+  }
+
+  /** Show a pending state while the check runs. */
+  pending(path: string): void {
+    this.node.replaceChildren(this._header(`Checking ${path}…`));
+  }
+
+  /** Show an error (the check could not run). */
+  failed(path: string, message: string): void {
+    const error = document.createElement('div');
+    error.className = 'jp-mechnb-findings-error';
+    error.textContent = message;
+    this.node.replaceChildren(this._header(`Check of ${path} failed`), error);
+  }
+
+  /** List `findings` of `panel`'s notebook. */
+  showFindings(panel: NotebookPanel, findings: IFinding[]): void {
+    const path = panel.context.path;
+    const counts = { error: 0, warning: 0, info: 0 };
+    findings.forEach(f => (counts[f.severity] = (counts[f.severity] ?? 0) + 1));
+    const summary = findings.length
+      ? `${path}: ${counts.error} error(s), ${counts.warning} warning(s), ${counts.info} note(s)`
+      : `${path}: no findings — the argument closes.`;
+    const list = document.createElement('ul');
+    list.className = 'jp-mechnb-findings-list';
+    for (const finding of findings) {
+      const item = document.createElement('li');
+      const button = document.createElement('button');
+      button.className = `jp-mechnb-finding jp-mechnb-severity-${finding.severity}`;
+      button.type = 'button';
+      if (finding.cell_id) {
+        button.dataset.cellId = finding.cell_id;
+      }
+      if (finding.cell !== null) {
+        button.dataset.cellIndex = String(finding.cell);
+      }
+      const where = document.createElement('span');
+      where.className = 'jp-mechnb-finding-where';
+      where.textContent =
+        finding.cell === null
+          ? 'notebook'
+          : `cell ${finding.cell}${finding.line !== null ? `:${finding.line}` : ''}`;
+      const code = document.createElement('span');
+      code.className = 'jp-mechnb-finding-code';
+      code.textContent = `${finding.code} ${finding.severity}`;
+      const message = document.createElement('span');
+      message.className = 'jp-mechnb-finding-message';
+      message.textContent = finding.message;
+      button.append(where, code, message);
+      button.addEventListener('click', () => this._onSelect(panel, finding));
+      item.appendChild(button);
+      list.appendChild(item);
+    }
+    this.node.replaceChildren(this._header(summary), list);
+  }
+
+  private _header(text: string): HTMLElement {
+    const header = document.createElement('div');
+    header.className = 'jp-mechnb-findings-header';
+    header.textContent = text;
+    return header;
+  }
+
+  private _onSelect: (panel: NotebookPanel, finding: IFinding) => void;
+}

@@ -1,0 +1,164 @@
+"""mechnb's jupyter_server extension: check, export and the role list for the UI, no kernel needed.
+
+Endpoints (authenticated, paths relative to the server root and confined to it):
+
+- ``GET /mechnb/check?path=NB``: the checker's findings for the saved notebook (``to_json()``)
+- ``POST /mechnb/export {"path": NB, "pdf": bool?}``: runs ``python -m mechnb export`` next to it
+- ``GET /mechnb/roles``: the role registry (name, group, purpose, label prefix) for the role picker
+
+Enabled by ``etc/jupyter/jupyter_server_config.d/mechnb.json`` (installed with the wheel).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.utils import url_path_join
+from tornado import web
+
+EXPORT_TIMEOUT = 600.0
+"""Seconds an export (with latexmk) may take before it is stopped."""
+
+
+class _NotebookHandler(APIHandler):
+    """Resolves the ``path`` argument to a notebook inside the server root."""
+
+    def root(self) -> Path:
+        root = getattr(self.contents_manager, "root_dir", None) or self.settings.get(
+            "server_root_dir", ".")
+        return Path(str(root)).expanduser().resolve()
+
+    def notebook(self, rel: object) -> Path:
+        if not isinstance(rel, str) or not rel.strip():
+            raise web.HTTPError(400, "give the notebook path, relative to the server root")
+        root = self.root()
+        path = (root / rel.strip().lstrip("/")).resolve()
+        if path != root and root not in path.parents:
+            raise web.HTTPError(403, f"{rel} is outside the server root")
+        if path.suffix != ".ipynb":
+            raise web.HTTPError(400, f"{rel} is not a notebook (.ipynb)")
+        if not path.is_file():
+            raise web.HTTPError(404, f"no notebook at {rel}")
+        return path
+
+    def relative(self, path: Path) -> str:
+        return path.relative_to(self.root()).as_posix()
+
+
+class CheckHandler(_NotebookHandler):
+    """``GET /mechnb/check?path=NB``: the closing-loop findings of the saved notebook."""
+
+    @web.authenticated
+    async def get(self) -> None:
+        path = self.notebook(self.get_argument("path", ""))
+        try:
+            check = importlib.import_module("mechnb.checker").check
+        except (ImportError, AttributeError) as exc:
+            raise web.HTTPError(501, f"the mechnb checker is not available: {exc}") from None
+        from .errors import MechnbError
+
+        try:
+            findings = await asyncio.to_thread(check, path)
+        except MechnbError as exc:
+            raise web.HTTPError(422, str(exc)) from None
+        self.finish(json.dumps([f.to_json() for f in findings]))
+
+
+def _pdf_available() -> bool:
+    return shutil.which("latexmk") is not None and shutil.which("xelatex") is not None
+
+
+class ExportHandler(_NotebookHandler):
+    """``POST /mechnb/export``: write the LaTeX draft (and PDF) next to the notebook.
+
+    Runs the CLI in a subprocess, so a slow or crashing TeX run never blocks or takes down the
+    server; the reply carries the exit code, the log and the files written.
+    """
+
+    @web.authenticated
+    async def post(self) -> None:
+        body = self.get_json_body() or {}
+        path = self.notebook(body.get("path"))
+        pdf = body.get("pdf")
+        if not isinstance(pdf, bool):
+            pdf = _pdf_available()
+        argv = [sys.executable, "-m", "mechnb", "export", str(path)]
+        if pdf:
+            argv.append("--pdf")
+        before = _mtimes(path)
+        proc = await asyncio.create_subprocess_exec(
+            *argv, cwd=str(path.parent), stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        try:
+            out, _ = await asyncio.wait_for(proc.communicate(), EXPORT_TIMEOUT)
+        except asyncio.TimeoutError:
+            proc.kill()
+            out, _ = await proc.communicate()
+            out += f"\nexport stopped after {EXPORT_TIMEOUT:.0f} s".encode()
+        written = _written(path, before)
+        tex = next((p for p in written if p.suffix == ".tex"), None)
+        pdf_file = next((p for p in written if p.suffix == ".pdf"), None)
+        self.finish(json.dumps({
+            "ok": proc.returncode == 0 and tex is not None,
+            "returncode": proc.returncode,
+            "tex": self.relative(tex) if tex else None,
+            "pdf": self.relative(pdf_file) if pdf_file else None,
+            "log": out.decode("utf-8", "replace"),
+        }))
+
+
+def _candidates(notebook: Path) -> list[Path]:
+    """Where an export of ``notebook`` may write its .tex/.pdf (next to it, or one folder down)."""
+    found: list[Path] = []
+    for pattern in ("*.tex", "*.pdf", "*/*.tex", "*/*.pdf"):
+        found.extend(notebook.parent.glob(pattern))
+    return found
+
+
+def _mtimes(notebook: Path) -> dict[Path, float]:
+    return {p: p.stat().st_mtime for p in _candidates(notebook)}
+
+
+def _written(notebook: Path, before: dict[Path, float]) -> list[Path]:
+    """The .tex/.pdf files that the export created or rewrote, the notebook's namesakes first."""
+    changed = [p for p in _candidates(notebook)
+               if p.is_file() and p.stat().st_mtime != before.get(p)]
+    return sorted(changed, key=lambda p: (p.stem != notebook.stem, len(p.parts), str(p)))
+
+
+class RolesHandler(APIHandler):
+    """``GET /mechnb/roles``: the role registry, for the role picker."""
+
+    @web.authenticated
+    def get(self) -> None:
+        from .roles import registry
+
+        self.finish(json.dumps([
+            {"name": r.name, "group": r.group,
+             "purpose": {"en": r.purpose_en, "zh": r.purpose_zh},
+             "label_prefix": r.label_prefix}
+            for r in registry().values()
+        ], ensure_ascii=False))
+
+
+HANDLERS: list[tuple[str, type[APIHandler]]] = [
+    ("check", CheckHandler),
+    ("export", ExportHandler),
+    ("roles", RolesHandler),
+]
+
+
+def _load_jupyter_server_extension(serverapp: Any) -> None:
+    """Register the ``/mechnb/*`` handlers (called by jupyter_server at start-up)."""
+    web_app = serverapp.web_app
+    base_url = web_app.settings["base_url"]
+    web_app.add_handlers(".*$", [(url_path_join(base_url, "mechnb", name), handler)
+                                 for name, handler in HANDLERS])
+    serverapp.log.info("mechnb: server extension loaded (/mechnb/check, /export, /roles)")
