@@ -1,0 +1,124 @@
+"""The exporter's Python API: ``export(notebook, ...)`` and ``render(paper, ...)``.
+
+Pipeline: ``read_paper`` → ``build_document`` (blocks remembering cells) → ``render_latex``
+(template + environments from the role registry) → ``write_export`` (atomic, hand edits kept)
+→ optionally ``compile_pdf``. The notebook is only read, never written.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..findings import Finding, Severity
+from ..notebook import Paper, paper_from_dict, read_paper
+from .document import ExportOptions, build_document, safe_stem
+from .latex import RenderedTex, render_latex
+from .writer import write_export
+
+
+@dataclass
+class ExportResult:
+    """The LaTeX draft and everything that came with it."""
+
+    latex: str
+    """The complete ``.tex`` text."""
+    resources: dict[str, bytes]
+    """Files the ``.tex`` needs, by path relative to it (figures, the ``.bib`` copy)."""
+    findings: list[Finding]
+    """Exporter findings (dropped outputs, missing files, TeX errors with ``pdf=True``)."""
+    paper: Paper
+    rendered: RenderedTex
+    tex_path: Path | None = None
+    """Where the ``.tex`` was written (``None`` when ``write=False``)."""
+    pdf_path: Path | None = None
+    """The compiled PDF (``pdf=True`` and TeX succeeded)."""
+    log_path: Path | None = None
+    citations: set[str] = field(default_factory=set)
+
+    @property
+    def errors(self) -> list[Finding]:
+        """The findings of severity ``error``."""
+        return [f for f in self.findings if f.severity is Severity.ERROR]
+
+
+def as_paper(notebook: str | os.PathLike[str] | Paper | Mapping[str, Any]) -> Paper:
+    """Read ``notebook`` (a path, a ``Paper`` or notebook JSON already loaded)."""
+    if isinstance(notebook, Paper):
+        return notebook
+    if isinstance(notebook, Mapping):
+        return paper_from_dict(notebook)
+    return read_paper(notebook)
+
+
+def default_output_dir(paper: Paper) -> Path:
+    """``build/<stem>/`` next to the notebook."""
+    base = paper.path.parent if paper.path else Path.cwd()
+    stem = paper.path.stem if paper.path else "paper"
+    return base / "build" / stem
+
+
+def render(paper: Paper, *, template: str | None = None, include_code: bool = False,
+           annotations: Sequence[Finding] = ()) -> ExportResult:
+    """Render ``paper`` to LaTeX in memory (nothing is written)."""
+    stem = paper.path.stem if paper.path else "paper"
+    options = ExportOptions(include_code=include_code, files_dir=f"{safe_stem(stem)}_files")
+    doc = build_document(paper, options)
+    base = paper.path.parent if paper.path else None
+    rendered = render_latex(doc, template or paper.meta.template, annotations=annotations,
+                            base_dir=base)
+    return ExportResult(latex=rendered.text, resources=doc.resources, findings=doc.findings,
+                        paper=paper, rendered=rendered, citations=doc.citations)
+
+
+def export(notebook: str | os.PathLike[str] | Paper | Mapping[str, Any],
+           output_dir: str | os.PathLike[str] | None = None, *, pdf: bool = False,
+           force: bool = False, template: str | None = None, include_code: bool = False,
+           annotations: Sequence[Finding] = (), write: bool = True,
+           progress: Callable[[str], None] | None = None) -> ExportResult:
+    """Export a notebook to ``<output_dir>/<stem>.tex`` (+ figures, + PDF with ``pdf=True``).
+
+    ``output_dir`` defaults to ``build/<stem>/`` next to the notebook. A ``.tex`` edited by hand
+    since the last export raises ``HandEditedError`` unless ``force``. With ``write=False``
+    nothing touches the disk and the result carries the LaTeX text and resources only.
+    """
+    paper = as_paper(notebook)
+    result = render(paper, template=template, include_code=include_code,
+                    annotations=annotations)
+    if not write:
+        return result
+    out_dir = Path(output_dir) if output_dir is not None else default_output_dir(paper)
+    stem = paper.path.stem if paper.path else "paper"
+    result.tex_path = write_export(out_dir, stem + ".tex", result.latex, result.resources, force)
+    if progress:
+        progress(f"wrote {result.tex_path}")
+    if pdf:
+        from .pdf import compile_pdf
+
+        compiled = compile_pdf(result.tex_path, progress)
+        result.pdf_path = compiled.pdf
+        result.log_path = compiled.log
+        result.findings.extend(compiled.findings)
+    return result
+
+
+def paper_findings(paper: Paper) -> list[Finding]:
+    """Findings of the closing-loop checks (``mechnb.checker``) plus the reading findings.
+
+    The checker is optional at import time: when it is not installed, only the notebook
+    reader's findings are returned.
+    """
+    found: list[Finding] = list(paper.findings)
+    try:
+        from ..checker import check
+    except ImportError:
+        return found
+    seen = {(f.code, f.cell, f.message) for f in found}
+    for f in check(paper):
+        if (f.code, f.cell, f.message) not in seen:
+            seen.add((f.code, f.cell, f.message))
+            found.append(f)
+    return found

@@ -1,0 +1,69 @@
+"""``mechnb export``: argument parsing and presentation only (imports stay light)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+HELP = "Export a notebook to a LaTeX paper draft (and PDF with --pdf)."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``mechnb export``."""
+    parser.add_argument("notebook", help="the .ipynb paper to export (it is never modified)")
+    parser.add_argument("-o", "--output-dir", metavar="DIR",
+                        help="where to write <stem>.tex and its files (default: build/<stem>/ "
+                             "next to the notebook)")
+    parser.add_argument("--pdf", action="store_true",
+                        help="also compile <stem>.pdf with latexmk + XeLaTeX (no shell escape)")
+    parser.add_argument("--strict", action="store_true",
+                        help="fail (exit 1, nothing written) when the checks find errors")
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite a .tex that was edited by hand since the last export")
+    parser.add_argument("--template", metavar="NAME|PATH",
+                        help="LaTeX template: article, ctexart, or a file with ((( body ))) "
+                             "(default: by the paper's language)")
+    parser.add_argument("--include-code", action="store_true",
+                        help="print the source of code cells (and their text outputs)")
+    parser.add_argument("--annotate", action="store_true",
+                        help="put each finding of the checks in the margin as a todonotes note")
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Export, print findings to ``err`` and the written paths to ``out``."""
+    from ..errors import ExportError
+    from ..findings import Severity
+    from ..notebook import read_paper
+    from .api import export, paper_findings
+
+    name = str(args.notebook)
+    paper = read_paper(args.notebook)
+    checks = paper_findings(paper)
+    if args.strict:
+        errors = [f for f in checks if f.severity is Severity.ERROR]
+        if errors:
+            for f in checks:
+                print(f.format(name), file=err)
+            raise ExportError(f"not exported: {len(errors)} error finding(s) and --strict")
+
+    def progress(message: str) -> None:
+        print(message, file=err, flush=True)
+
+    result = export(paper, args.output_dir, pdf=args.pdf, force=args.force,
+                    template=args.template, include_code=args.include_code,
+                    annotations=checks if args.annotate else (),
+                    progress=progress if args.pdf else None)
+    findings = sorted(checks + result.findings,
+                      key=lambda f: (f.cell if f.cell is not None else -1, f.code))
+    for f in findings:
+        print(f.format(name), file=err)
+    print(result.tex_path, file=out)
+    if args.pdf:
+        if result.pdf_path is None:
+            print(f"mechnb export: the PDF was not produced; see {result.log_path}", file=err)
+            return 1
+        print(result.pdf_path, file=out)
+    if args.strict and result.errors:
+        print(f"mechnb export: {len(result.errors)} error finding(s) and --strict", file=err)
+        return 1
+    return 0

@@ -1,0 +1,31 @@
+"""The findings the exporter itself produces (codes MECH8xx), described by one table."""
+
+from __future__ import annotations
+
+from ..findings import Finding, Severity
+
+EXPORT_FINDINGS: dict[str, tuple[str, Severity]] = {
+    "output-dropped": ("MECH801", Severity.INFO),
+    "svg-not-converted": ("MECH802", Severity.WARNING),
+    "raw-html-dropped": ("MECH803", Severity.INFO),
+    "image-not-found": ("MECH804", Severity.WARNING),
+    "remote-image": ("MECH805", Severity.WARNING),
+    "unsupported-image": ("MECH806", Severity.WARNING),
+    "error-output": ("MECH807", Severity.WARNING),
+    "bibliography-not-found": ("MECH808", Severity.WARNING),
+    "citations-without-bibliography": ("MECH809", Severity.WARNING),
+    "tex-error": ("MECH810", Severity.ERROR),
+    "undefined-reference": ("MECH811", Severity.ERROR),
+    "undefined-citation": ("MECH812", Severity.ERROR),
+    "tex-warning": ("MECH813", Severity.WARNING),
+}
+"""slug → (code, severity); documented in README's export section."""
+
+
+def export_finding(slug: str, message: str, cell: int | None = None, *,
+                   line: int | None = None, labels: tuple[str, ...] = (),
+                   cell_id: str | None = None) -> Finding:
+    """A ``Finding`` for the exporter rule ``slug``."""
+    code, severity = EXPORT_FINDINGS[slug]
+    return Finding(code=code, name=slug, severity=severity, message=message, cell=cell,
+                   line=line, labels=labels, cell_id=cell_id)

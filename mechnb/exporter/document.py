@@ -1,0 +1,287 @@
+"""Paper → document model: ``Block`` records that remember the cell they come from.
+
+Each cell becomes zero or more blocks; how a cell is read depends on its role's LaTeX kind
+(``Role.latex`` in the registry) through the ``CELL_READERS`` table, never on role names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from ..findings import Finding
+from ..notebook import Cell, Paper
+from ..roles import Role, get_role
+from .codes import export_finding
+from .escape import escape_latex
+from .markdown import (
+    RenderContext,
+    parse,
+    render_inline,
+    render_markdown,
+    verbatim,
+)
+from .outputs import image_outputs, rich_outputs
+
+Part = Literal["main", "appendix"]
+
+SHOW_CODE_TAGS = frozenset({"mech-show-code"})
+"""Cell tags that print a code cell's source even without ``--include-code``."""
+
+RAW_LATEX_FORMATS = frozenset({"text/latex", "latex", "tex"})
+_SAFE_STEM_RE = re.compile(r"[^A-Za-z0-9_-]+")
+_ATX_TITLE_RE = re.compile(r"\A\s*#(?!#)[ \t]+(.+?)[ \t#]*(?:\n|\Z)")
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """What to export and how."""
+
+    include_code: bool = False
+    """Print the source of code cells (``--include-code``)."""
+    files_dir: str = "paper_files"
+    """Directory (relative to the ``.tex``) for figures and the copied ``.bib``."""
+
+
+@dataclass(frozen=True)
+class Block:
+    """One piece of the paper body, rendered to LaTeX, remembering its source cell."""
+
+    cell: int | None
+    """Index of the notebook cell it comes from."""
+    kind: str
+    """How it is wrapped: a role LaTeX kind (``environment``, ``runin``…) or ``figure``,
+    ``latex``, ``code``."""
+    body: str
+    """The LaTeX content (already rendered from markdown)."""
+    role: Role | None = None
+    title: str | None = None
+    """LaTeX of the environment title / run-in heading, if any."""
+    label: str | None = None
+    """Label to attach (only when the body does not already define it)."""
+    part: Part = "main"
+
+
+@dataclass
+class Document:
+    """The whole paper as blocks plus front matter, ready for ``render_latex``."""
+
+    title: str
+    authors: tuple[str, ...]
+    lang: str
+    blocks: list[Block] = field(default_factory=list)
+    abstract: list[Block] = field(default_factory=list)
+    citations: set[str] = field(default_factory=set)
+    bibliography: str | None = None
+    """Path (relative to the ``.tex``, without ``.bib``) of the bibliography, if any."""
+    resources: dict[str, bytes] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    source_name: str = "notebook"
+
+
+def safe_stem(name: str) -> str:
+    """A file-name stem TeX tools accept everywhere (letters, digits, ``_`` and ``-``)."""
+    return _SAFE_STEM_RE.sub("-", name).strip("-") or "paper"
+
+
+class _Builder:
+    def __init__(self, paper: Paper, options: ExportOptions) -> None:
+        self.paper = paper
+        self.options = options
+        self.lang = paper.lang
+        self.doc = Document(title="", authors=paper.meta.authors, lang=self.lang)
+        self.part: Part = "main"
+        base = paper.path.parent if paper.path else None
+        self.ctx = RenderContext(base_dir=base, files_dir=options.files_dir)
+        self.title_cell: int | None = None
+
+    def context_for(self, cell: Cell) -> RenderContext:
+        self.ctx.cell = cell.index
+        self.ctx.cell_id = cell.id
+        self.ctx.attachments = cell.attachments
+        return self.ctx
+
+    def add(self, cell: Cell, kind: str, body: str, role: Role | None = None,
+            title: str | None = None, label: str | None = None) -> None:
+        if label is not None and label in self.ctx.labels:
+            label = None  # the cell's text already places this \label
+        self.doc.blocks.append(Block(cell.index, kind, body, role, title, label, self.part))
+
+    def build(self) -> Document:
+        self.doc.title = self.find_title()
+        for cell in self.paper.cells:
+            if cell.index == self.title_cell and not cell.source.strip():
+                continue
+            role = get_role(cell.role) if cell.role else None
+            if role is not None and role.latex_kind == "appendix":
+                self.part = "appendix"
+            if cell.cell_type == "code":
+                self.read_code(cell, role)
+            elif cell.cell_type == "raw":
+                self.read_raw(cell)
+            else:
+                kind = role.latex_kind if role else "text"
+                CELL_READERS[kind](self, cell, role)
+        self.doc.citations = set(self.ctx.citations)
+        self.doc.resources = self.ctx.resources
+        self.doc.findings = self.ctx.findings
+        self.find_bibliography()
+        return self.doc
+
+    # ---- title and bibliography
+
+    def find_title(self) -> str:
+        ctx = RenderContext(base_dir=self.ctx.base_dir)
+        if self.paper.meta.title:
+            return render_inline(self.paper.meta.title, ctx)
+        for cell in self.paper.cells:
+            if cell.role == "title" and cell.is_markdown:
+                first = next((ln for ln in cell.source.splitlines() if ln.strip()), "")
+                return render_inline(first.lstrip("#").strip(), ctx)
+        first_cell = self.paper.cells[0] if self.paper.cells else None
+        if first_cell is not None and first_cell.is_markdown and first_cell.role in (None, "title"):
+            m = _ATX_TITLE_RE.match(first_cell.source)
+            if m:
+                self.title_cell = first_cell.index
+                return render_inline(m.group(1), ctx)
+        stem = self.paper.path.stem if self.paper.path else "Untitled paper"
+        return escape_latex(stem)
+
+    def find_bibliography(self) -> None:
+        bib = self.paper.meta.bibliography
+        if not self.doc.citations:
+            return
+        if not bib:
+            self.doc.findings.append(export_finding(
+                "citations-without-bibliography",
+                "the paper cites " + ", ".join(sorted(self.doc.citations)[:5])
+                + " but names no bibliography; set notebook metadata mechnb.bibliography to "
+                "your .bib file"))
+            return
+        base = self.paper.path.parent if self.paper.path else Path.cwd()
+        path = (base / bib) if not Path(bib).is_absolute() else Path(bib)
+        if path.suffix != ".bib":
+            path = path.with_name(path.name + ".bib")
+        try:
+            data = path.read_bytes()
+        except OSError:
+            self.doc.findings.append(export_finding(
+                "bibliography-not-found",
+                f"bibliography {bib!r} was not found at {path}; citations will print as [?] "
+                "— fix metadata mechnb.bibliography"))
+            return
+        name = safe_stem(path.stem)
+        self.ctx.resources[f"{self.options.files_dir}/{name}.bib"] = data
+        self.doc.bibliography = f"{self.options.files_dir}/{name}"
+
+    # ---- readers
+
+    def read_text(self, cell: Cell, role: Role | None) -> None:
+        source = cell.source
+        if cell.index == self.title_cell:
+            source = _ATX_TITLE_RE.sub("", source, count=1)
+        ctx = self.context_for(cell)
+        body = render_markdown(source, ctx)
+        title = render_inline(cell.title, ctx) if cell.title and role else None
+        kind = "text" if role is None or role.latex_kind in ("text", "appendix", "evidence") \
+            else role.latex_kind
+        self.add(cell, kind, body, role, title, cell.label)
+
+    def read_titled(self, cell: Cell, role: Role | None) -> None:
+        """Environments, boxes, proofs and run-in paragraphs: a leading heading is the title."""
+        ctx = self.context_for(cell)
+        tokens = parse(cell.source)
+        heading = None
+        if tokens and tokens[0].type == "heading_open":
+            heading = tokens[1]
+            tokens = tokens[3:]
+        from .markdown import LatexRenderer
+
+        renderer = LatexRenderer(ctx, headings="bold")
+        body = renderer.render(tokens)
+        title = None
+        if cell.title:
+            title = render_inline(cell.title, ctx)
+        elif heading is not None:
+            title = renderer.inline(heading.children or [])
+        elif cell.kind == "sketch" and role is not None and "sketch" in role.latex:
+            title = escape_latex(role.latex["sketch"]["zh" if self.lang == "zh" else "en"])
+        assert role is not None
+        self.add(cell, role.latex_kind, body, role, title, cell.label)
+
+    def read_abstract(self, cell: Cell, role: Role | None) -> None:
+        ctx = self.context_for(cell)
+        tokens = parse(cell.source)
+        if tokens and tokens[0].type == "heading_open":
+            tokens = tokens[3:]  # "# Abstract" is implied by the environment
+        from .markdown import LatexRenderer
+
+        body = LatexRenderer(ctx, headings="bold").render(tokens)
+        self.doc.abstract.append(Block(cell.index, "abstract", body, role, None, None, "main"))
+
+    def read_omitted(self, cell: Cell, role: Role | None) -> None:
+        """``note`` cells and title cells already used for the title are not exported."""
+
+    def read_title(self, cell: Cell, role: Role | None) -> None:
+        """A ``title`` cell feeds ``\\title``; it has no body of its own."""
+
+    def read_code(self, cell: Cell, role: Role | None) -> None:
+        kind = role.latex_kind if role else None
+        if kind == "omit":
+            return
+        ctx = self.context_for(cell)
+        show_code = self.options.include_code or bool(SHOW_CODE_TAGS.intersection(cell.tags))
+        if show_code and cell.source.strip():
+            self.add(cell, "code", verbatim(cell.source), role)
+        evidence = kind == "evidence"
+        images = image_outputs(cell, ctx) if evidence else []
+        rich = rich_outputs(cell, ctx, include_text=show_code,
+                            report_images=not evidence and role is not None)
+        if not evidence and role is None and any(
+                isinstance(o.get("data"), dict) and any(k.startswith("image/") for k in o["data"])
+                for o in cell.outputs):
+            ctx.add_finding("output-dropped", "this cell's image output is not exported because "
+                            "the cell has no role; give it the role `figure` or `experiment`")
+        caption = render_inline(cell.caption, ctx) if cell.caption else None
+        if images:
+            self.add(cell, "figure", "\n".join(images), role, caption, cell.label)
+            caption = None
+        for n, (rkind, latex) in enumerate(rich):
+            if rkind == "latex" and caption is not None and n == 0 and "\\begin{tabular" in latex:
+                self.add(cell, "table", latex, role, caption, cell.label)
+                caption = None
+            else:
+                self.add(cell, "latex", latex, role)
+
+    def read_raw(self, cell: Cell) -> None:
+        fmt = cell.metadata.get("format") or cell.metadata.get("raw_mimetype")
+        if isinstance(fmt, str) and fmt.lower() in RAW_LATEX_FORMATS and cell.source.strip():
+            self.context_for(cell)
+            self.add(cell, "latex", cell.source.strip("\n"))
+
+
+CellReader = Callable[[_Builder, Cell, "Role | None"], None]
+
+CELL_READERS: dict[str, CellReader] = {
+    "title": _Builder.read_title,
+    "abstract": _Builder.read_abstract,
+    "text": _Builder.read_text,
+    "evidence": _Builder.read_text,
+    "appendix": _Builder.read_text,
+    "box": _Builder.read_titled,
+    "runin": _Builder.read_titled,
+    "environment": _Builder.read_titled,
+    "proof": _Builder.read_titled,
+    "omit": _Builder.read_omitted,
+}
+"""Role LaTeX kind → how a markdown cell of that kind is read."""
+
+
+def build_document(paper: Paper, options: ExportOptions | None = None) -> Document:
+    """The document model of ``paper`` (pure: reads files only for images and the .bib)."""
+    doc = _Builder(paper, options or ExportOptions()).build()
+    doc.source_name = paper.path.name if paper.path else "notebook"
+    return doc

@@ -1,0 +1,77 @@
+"""Escaping text for LaTeX: one table-driven function (plus URLs and verbatim), tested alone.
+
+ASCII specials go through ``str.translate``; characters the default XeLaTeX fonts lack (Greek,
+arrows, math symbols outside math) are encoded with pylatexenc, imported only when such a
+character occurs. Latin letters, common punctuation and CJK text pass through unchanged:
+XeLaTeX (with ctex for Chinese) typesets them directly.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+LATEX_SPECIALS: dict[str, str] = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "$": r"\$",
+    "&": r"\&",
+    "#": r"\#",
+    "%": r"\%",
+    "_": r"\_",
+    "^": r"\textasciicircum{}",
+    "~": r"\textasciitilde{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    "\x00": "",
+}
+"""Every ASCII character that means something to TeX, and what it becomes in running text."""
+
+_TABLE = str.maketrans(LATEX_SPECIALS)
+
+URL_SPECIALS: dict[str, str] = {"\\": "/", "%": r"\%", "#": r"\#", "{": "%7B", "}": "%7D"}
+"""Characters that cannot appear raw inside ``\\href{...}`` / ``\\url{...}``."""
+
+_URL_TABLE = str.maketrans(URL_SPECIALS)
+
+# Characters typeset directly by XeLaTeX with Latin Modern / Fandol: Latin-1 and Latin Extended,
+# general punctuation (dashes, quotes, ellipsis), CJK scripts and punctuation, fullwidth forms.
+_NEEDS_ENCODING = re.compile(
+    "[^\x00-\x7f\u00a0-\u024f\u2010-\u205f\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
+
+
+@cache
+def _encoder() -> Any:
+    from pylatexenc.latexencode import UnicodeToLatexEncoder
+
+    return UnicodeToLatexEncoder(
+        non_ascii_only=True, unknown_char_policy="keep", unknown_char_warning=False,
+        replacement_latex_protection="braces-all")
+
+
+def _encode_char(match: re.Match[str]) -> str:
+    encoded: str = _encoder().unicode_to_latex(match.group(0))
+    return encoded
+
+
+def escape_latex(text: str) -> str:
+    """``text`` as LaTeX that typesets exactly those characters (never math, never commands)."""
+    out = text.translate(_TABLE)
+    if not out.isascii():
+        out = _NEEDS_ENCODING.sub(_encode_char, out)
+    return out
+
+
+def escape_url(url: str) -> str:
+    """A URL made safe for the argument of ``\\href`` or ``\\url``."""
+    return url.translate(_URL_TABLE)
+
+
+def escape_verbatim(text: str, env: str = "verbatim") -> str:
+    """Text for a ``verbatim`` environment: only its own end marker has to be broken."""
+    end = "\\end{" + env + "}"
+    return text.replace(end, "\\end {" + env + "}")

@@ -1,0 +1,312 @@
+"""Document model → LaTeX text: the template, environments from the role registry, the body.
+
+Templates are data files (``mechnb/data/latex/*.tex``) with ``((( name )))`` placeholders;
+``environments.tex`` holds the one-line formats from which the ``\\newtheorem`` and box
+definitions are generated for every role of the registry. Every block is preceded by a
+``% mechnb:cell N`` marker, which is how TeX errors are mapped back to notebook cells.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from ..errors import ExportError
+from ..findings import Finding
+from ..roles import Role, registry
+from .document import Block, Document
+from .escape import escape_latex
+
+PLACEHOLDER_RE = re.compile(r"\(\(\(\s*([a-z_]+)\s*\)\)\)")
+MARKER = "% mechnb:cell "
+_MARKER_RE = re.compile(r"^% mechnb:cell (\d+)\s*$")
+BUILTIN_TEMPLATES = {"article": "article.tex", "ctexart": "ctexart.tex"}
+TEMPLATE_FIELDS = ("generated_by", "extra_packages", "environments", "title", "authors",
+                   "abstract", "body", "bibliography", "appendix")
+"""Placeholders a template may use; ``body`` is required."""
+BIBLIOGRAPHY_STYLE = "plainnat"
+_SECTION_LINE_RE = re.compile(r"\A\\(?:section|subsection|subsubsection|paragraph)\*?\{.*\}\n?")
+
+
+class TemplateError(ExportError):
+    """A LaTeX template is missing or uses placeholders mechnb does not know."""
+
+
+@dataclass(frozen=True)
+class RenderedTex:
+    """The ``.tex`` text and, for each of its lines, the notebook cell that produced it."""
+
+    text: str
+    line_cells: tuple[int | None, ...]
+
+    def cell_at(self, line: int) -> int | None:
+        """The cell that produced 1-based ``line`` of the ``.tex`` (``None`` in the preamble)."""
+        if 1 <= line <= len(self.line_cells):
+            return self.line_cells[line - 1]
+        return None
+
+
+@cache
+def data_text(name: str) -> str:
+    """A file of ``mechnb/data/latex``."""
+    return resources.files("mechnb").joinpath(f"data/latex/{name}").read_text("utf-8")
+
+
+def fill(template: str, values: Mapping[str, str], where: str = "template") -> str:
+    """Replace every ``((( name )))`` in ``template``; unknown names are an error."""
+    unknown = sorted({m for m in PLACEHOLDER_RE.findall(template) if m not in values})
+    if unknown:
+        raise TemplateError(f"{where} uses unknown placeholder(s) {', '.join(unknown)}; "
+                            f"known: {', '.join(sorted(values))}")
+    return PLACEHOLDER_RE.sub(lambda m: values[m.group(1)], template)
+
+
+def load_template(name: str | None, lang: str, base_dir: Path | None = None) -> tuple[str, str]:
+    """(template text, display name) for a built-in name, a path, or the language default."""
+    if not name:
+        name = "ctexart" if lang == "zh" else "article"
+    if name in BUILTIN_TEMPLATES:
+        return data_text(BUILTIN_TEMPLATES[name]), name
+    path = Path(name).expanduser()
+    if not path.is_absolute() and base_dir is not None and not path.exists():
+        path = base_dir / path
+    try:
+        text = path.read_text("utf-8")
+    except OSError:
+        raise TemplateError(
+            f"template {name!r} is neither a built-in ({', '.join(BUILTIN_TEMPLATES)}) nor a "
+            f"readable file") from None
+    if not PLACEHOLDER_RE.search(text) or "body" not in PLACEHOLDER_RE.findall(text):
+        raise TemplateError(f"template {path} has no ((( body ))) placeholder; start from "
+                            "mechnb/data/latex/article.tex")
+    return text, str(path)
+
+
+@cache
+def _formats() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in data_text("environments.tex").splitlines():
+        if line.strip() and not line.startswith("%"):
+            key, _, fmt = line.partition(": ")
+            out[key.strip()] = fmt
+    return out
+
+
+def box_env(role: Role) -> str:
+    """LaTeX environment name of a ``box`` role (``question`` → ``mechquestion``)."""
+    return "mech" + re.sub(r"[^a-zA-Z]", "", role.name)
+
+
+def _plural(display: str, lang: str) -> str:
+    if lang == "zh":
+        return display
+    return display[:-1] + "ies" if display.endswith("y") else display + "s"
+
+
+@cache
+def environment_definitions(lang: str) -> str:
+    """``\\newtheorem`` and box definitions for every role of the registry, in ``lang``."""
+    fmts = _formats()
+    lines: list[str] = []
+    counter: str | None = None
+    style: str | None = None
+    for role in registry().values():
+        display = role.display(lang)
+        fields = {"display": display, "plural": _plural(display, lang)}
+        if role.latex_kind == "environment":
+            fields |= {"env": role.latex["env"], "style": role.latex.get("style", "plain"),
+                       "counter": counter or ""}
+            if fields["style"] != style:
+                style = fields["style"]
+                lines.append(fill(fmts["theoremstyle"], fields, "environments.tex"))
+            key = "environment-first" if counter is None else "environment"
+            lines.append(fill(fmts[key], fields, "environments.tex"))
+            lines.append(fill(fmts["environment-crefname"], fields, "environments.tex"))
+            counter = counter or role.latex["env"]
+        elif role.latex_kind == "box":
+            lines.append(fill(fmts["box"], fields | {"env": box_env(role)}, "environments.tex"))
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- body
+
+
+def _label(label: str | None) -> str:
+    return "\\label{" + label + "}" if label else ""
+
+
+def _anchor(label: str | None) -> str:
+    return "\\phantomsection\\label{" + label + "}" if label else ""
+
+
+def _wrap_text(b: Block, lang: str) -> str:
+    body = b.body
+    if b.title:
+        body = "\\paragraph{" + b.title + "}" + _anchor(b.label) + "\n" + body
+    elif b.label:
+        m = _SECTION_LINE_RE.match(body)
+        if m:  # the label names the cell's leading section
+            head = m.group(0).rstrip("\n")
+            body = head + _label(b.label) + "\n" + body[m.end():]
+        else:
+            body = _anchor(b.label) + "\n" + body
+    return body
+
+
+def _runin_heading(b: Block, lang: str) -> str:
+    heading = b.title or (b.role.display(lang) if b.role else "")
+    if lang != "zh" and heading and heading[-1] not in ".?!:":
+        heading += "."
+    return heading
+
+
+def _wrap_runin(b: Block, lang: str) -> str:
+    return "\\paragraph{" + _runin_heading(b, lang) + "}" + _anchor(b.label) + "\n" + b.body
+
+
+def _wrap_box(b: Block, lang: str) -> str:
+    assert b.role is not None
+    options = []
+    if b.title:
+        options.append("title={" + b.role.display(lang) + "~\\thetcbcounter: " + b.title + "}")
+    if b.label:
+        options.append("label={" + b.label + "}")
+    env = box_env(b.role)
+    opt = "[" + ",".join(options) + "]" if options else ""
+    return "\\begin{" + env + "}" + opt + "\n" + b.body + "\n\\end{" + env + "}"
+
+
+def _wrap_environment(b: Block, lang: str) -> str:
+    assert b.role is not None
+    env = str(b.role.latex["env"])
+    opt = "[{" + b.title + "}]" if b.title else ""
+    return "\\begin{" + env + "}" + opt + _label(b.label) + "\n" + b.body + "\n\\end{" + env + "}"
+
+
+def _wrap_proof(b: Block, lang: str) -> str:
+    opt = "[{" + b.title + "}]" if b.title else ""
+    return "\\begin{proof}" + opt + _anchor(b.label) + "\n" + b.body + "\n\\end{proof}"
+
+
+def _wrap_figure(b: Block, lang: str) -> str:
+    paths = b.body.split("\n")
+    width = "0.8\\linewidth" if len(paths) == 1 else "0.48\\linewidth"
+    lines = ["\\begin{figure}[htbp]", "\\centering"]
+    lines += ["\\includegraphics[width=" + width + ",height=0.4\\textheight,keepaspectratio]{"
+              + p + "}" for p in paths]
+    if b.title is not None or b.label:
+        lines.append("\\caption{" + (b.title or "") + "}" + _label(b.label))
+    lines.append("\\end{figure}")
+    return "\n".join(lines)
+
+
+def _wrap_table(b: Block, lang: str) -> str:
+    return ("\\begin{table}[htbp]\n\\centering\n\\caption{" + (b.title or "") + "}"
+            + _label(b.label) + "\n" + b.body + "\n\\end{table}")
+
+
+def _wrap_raw(b: Block, lang: str) -> str:
+    return b.body
+
+
+BLOCK_WRAPPERS: dict[str, Callable[[Block, str], str]] = {
+    "text": _wrap_text,
+    "runin": _wrap_runin,
+    "box": _wrap_box,
+    "environment": _wrap_environment,
+    "proof": _wrap_proof,
+    "figure": _wrap_figure,
+    "table": _wrap_table,
+    "latex": _wrap_raw,
+    "code": _wrap_raw,
+    "abstract": _wrap_raw,
+}
+"""Block kind → how it is wrapped in LaTeX."""
+
+
+def todo(finding: Finding) -> str:
+    """A todonotes margin note for one finding."""
+    return "\\todo{" + escape_latex(f"{finding.code}: {finding.message}") + "}"
+
+
+def _annotations_by_block(blocks: Sequence[Block],
+                          annotations: Iterable[Finding]) -> tuple[dict[int, list[Finding]],
+                                                                   list[Finding]]:
+    """Block position → findings placed there (at the first block at or after their cell)."""
+    cells = [b.cell if b.cell is not None else -1 for b in blocks]
+    placed: dict[int, list[Finding]] = {}
+    front: list[Finding] = []
+    for f in annotations:
+        if f.cell is None:
+            front.append(f)
+            continue
+        pos = next((n for n, c in enumerate(cells) if c >= f.cell), None)
+        if pos is None:
+            front.append(f)
+        else:
+            placed.setdefault(pos, []).append(f)
+    return placed, front
+
+
+def _render_blocks(blocks: Sequence[Block], lang: str,
+                   notes: Mapping[int, list[Finding]], offset: int = 0) -> str:
+    out: list[str] = []
+    for n, b in enumerate(blocks):
+        piece = MARKER + str(b.cell) + "\n" if b.cell is not None else ""
+        for f in notes.get(n + offset, ()):
+            piece += todo(f) + "\n"
+        out.append(piece + BLOCK_WRAPPERS[b.kind](b, lang))
+    return "\n\n".join(out)
+
+
+def render_latex(doc: Document, template: str | None = None, *,
+                 annotations: Sequence[Finding] = (), template_name: str = "template",
+                 base_dir: Path | None = None) -> RenderedTex:
+    """The complete ``.tex`` for ``doc`` (``template``: a built-in name, a path, or default)."""
+    text, tname = load_template(template, doc.lang, base_dir)
+    main = [b for b in doc.blocks if b.part == "main"]
+    appendix = [b for b in doc.blocks if b.part == "appendix"]
+    notes, front = _annotations_by_block(main + appendix, annotations)
+    abstract = ""
+    if doc.abstract:
+        abstract = ("\\begin{abstract}\n" + _render_blocks(doc.abstract, doc.lang, {})
+                    + "\n\\end{abstract}")
+    if front:
+        abstract += "\n" + "\n".join(todo(f) for f in front)
+    bibliography = ""
+    if doc.bibliography:
+        bibliography = ("\\bibliographystyle{" + BIBLIOGRAPHY_STYLE + "}\n\\bibliography{"
+                        + doc.bibliography + "}")
+    values = {
+        "generated_by": f"Generated by mechnb from {doc.source_name}.",
+        "extra_packages": data_text("annotate.tex").rstrip("\n") if annotations else "",
+        "environments": environment_definitions(doc.lang),
+        "title": doc.title,
+        "authors": " \\and ".join(escape_latex(a) for a in doc.authors),
+        "abstract": abstract,
+        "body": _render_blocks(main, doc.lang, notes),
+        "bibliography": bibliography,
+        "appendix": ("\\appendix\n\n" + _render_blocks(appendix, doc.lang, notes, len(main))
+                     if appendix else ""),
+    }
+    tex = fill(text, values, tname)
+    return RenderedTex(tex, line_cells(tex))
+
+
+def line_cells(tex: str) -> tuple[int | None, ...]:
+    """For each line of ``tex``, the cell of the nearest ``% mechnb:cell N`` marker above it."""
+    cells: list[int | None] = []
+    current: int | None = None
+    for line in tex.split("\n"):
+        if line.startswith(MARKER):
+            m = _MARKER_RE.match(line)
+            if m:
+                current = int(m.group(1))
+        elif line.startswith("\\end{document}") or line.startswith("\\bibliography"):
+            current = None
+        cells.append(current)
+    return tuple(cells)

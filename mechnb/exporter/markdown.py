@@ -1,0 +1,511 @@
+"""Markdown (CommonMark + TeX math) → LaTeX, with markdown-it-py and a renderer of our own.
+
+The parser is markdown-it-py with mdit-py-plugins' ``dollarmath`` and ``amsmath`` and two small
+inline rules of this module: LaTeX reference commands (``\\ref``, ``\\eqref``, ``\\cref``,
+``\\cite*``, ``\\label``) pass through untouched, and pandoc-style ``[@key]`` citations become
+``\\citep``. The renderer dispatches on ``token.type`` through ``BLOCK_RULES``/``INLINE_RULES``;
+math content is copied byte for byte, raw HTML never reaches the output.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+from mdit_py_plugins.amsmath import amsmath_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from ..findings import Finding
+from .codes import export_finding
+from .escape import escape_latex, escape_url, escape_verbatim
+
+HeadingMode = Literal["sections", "bold"]
+
+SECTION_COMMANDS = ("section", "subsection", "subsubsection", "paragraph", "subparagraph",
+                    "subparagraph")
+"""``#`` … ``######`` (DESIGN.md §2)."""
+
+REF_COMMANDS = (
+    "ref", "eqref", "cref", "Cref", "crefrange", "autoref", "pageref", "nameref", "label",
+    "cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear", "citeyearpar",
+    "Citep", "Citet", "nocite",
+)
+"""LaTeX commands passed through from markdown text as written."""
+
+CITE_COMMANDS = frozenset(c for c in REF_COMMANDS if "cite" in c.lower())
+
+_REF_RE = re.compile(
+    r"\\(" + "|".join(sorted(REF_COMMANDS, key=len, reverse=True)) + r")(\*?)"
+    r"((?:\[[^\[\]\n]*\]){0,2})\{([^{}\n]*)\}")
+_CITE_ITEM_RE = re.compile(r"^(.*?)(-?)@([A-Za-z0-9_][\w:.#$%&+?<>~/-]*?)[.,;:]?(?:,\s*(.+))?$",
+                           re.S)
+GRAPHICS_EXTENSIONS = {".png": ".png", ".jpg": ".jpg", ".jpeg": ".jpg", ".pdf": ".pdf"}
+ATTACHMENT_TYPES = {"image/png": ".png", "image/jpeg": ".jpg", "application/pdf": ".pdf"}
+DISPLAY_ENVS = frozenset({
+    "equation", "equation*", "align", "align*", "gather", "gather*", "multline", "multline*",
+    "flalign", "flalign*", "alignat", "alignat*", "eqnarray", "eqnarray*"})
+_BEGIN_ENV_RE = re.compile(r"^\s*\\begin\{([a-zA-Z]+\*?)\}")
+_SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+@dataclass
+class RenderContext:
+    """Where a cell's markdown is rendered: collects findings, files and citations."""
+
+    cell: int | None = None
+    """Index of the cell being rendered (findings point at it)."""
+    cell_id: str | None = None
+    base_dir: Path | None = None
+    """Directory that relative image paths are resolved against (the notebook's)."""
+    files_dir: str = "files"
+    """Directory, relative to the ``.tex``, that extracted images are written to."""
+    attachments: Mapping[str, Any] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    resources: dict[str, bytes] = field(default_factory=dict)
+    """Relative path → bytes of every file the ``.tex`` needs."""
+    citations: set[str] = field(default_factory=set)
+    labels: set[str] = field(default_factory=set)
+    """Labels defined by ``\\label`` in rendered text or math."""
+
+    def add_finding(self, slug: str, message: str) -> None:
+        """Record an exporter finding at the current cell."""
+        self.findings.append(export_finding(slug, message, self.cell, cell_id=self.cell_id))
+
+    def add_resource(self, name: str, data: bytes) -> str:
+        """Store ``data`` as ``files_dir/name``; returns its path relative to the ``.tex``."""
+        rel = f"{self.files_dir}/{name}"
+        self.resources[rel] = data
+        return rel
+
+
+# --------------------------------------------------------------------------- parser
+
+
+def _latex_ref_rule(state: StateInline, silent: bool) -> bool:
+    if state.src[state.pos] != "\\":
+        return False
+    match = _REF_RE.match(state.src, state.pos)
+    if not match:
+        return False
+    if not silent:
+        token = state.push("latex_ref", "", 0)
+        token.content = match.group(0)
+        token.meta = {"command": match.group(1), "keys": match.group(4)}
+    state.pos = match.end()
+    return True
+
+
+def _citation_rule(state: StateInline, silent: bool) -> bool:
+    src, pos = state.src, state.pos
+    if src[pos] != "[" or "@" not in src[pos:pos + 200]:
+        return False
+    end = src.find("]", pos)
+    if end < 0 or "[" in src[pos + 1:end] or "\n\n" in src[pos:end]:
+        return False
+    if end + 1 < len(src) and src[end + 1] in "([":
+        return False  # a link or a reference-style link, not a citation
+    items = []
+    for part in src[pos + 1:end].split(";"):
+        m = _CITE_ITEM_RE.match(part.strip())
+        if not m or (m.group(1) and not m.group(1).endswith((" ", "\n"))):
+            return False
+        items.append((m.group(1).strip(), m.group(2) == "-", m.group(3),
+                      (m.group(4) or "").strip()))
+    if not silent:
+        token = state.push("citation", "", 0)
+        token.meta = {"items": items}
+    state.pos = end + 1
+    return True
+
+
+@cache
+def parser() -> MarkdownIt:
+    """The shared markdown-it parser (CommonMark + tables, strikethrough, TeX math)."""
+    md = MarkdownIt("commonmark", {"html": True})
+    md.enable(["table", "strikethrough"])
+    md.use(dollarmath_plugin, allow_labels=True, allow_space=True, allow_digits=True,
+           double_inline=True)
+    md.use(amsmath_plugin)
+    md.inline.ruler.before("escape", "latex_ref", _latex_ref_rule)
+    md.inline.ruler.before("link", "citation", _citation_rule)
+    return md
+
+
+# --------------------------------------------------------------------------- renderer
+
+
+def display_math(content: str, label: str | None = None) -> str:
+    """A display equation; ``content`` is copied unchanged (only delimiters are chosen).
+
+    A bare top-level environment (``\\begin{align}…``) is emitted as is; content with a
+    ``\\label`` or ``\\tag`` goes into ``equation``; anything else into ``\\[ … \\]``.
+    """
+    m = _BEGIN_ENV_RE.match(content)
+    if m and m.group(1) in DISPLAY_ENVS and content.rstrip().endswith(
+            "\\end{" + m.group(1) + "}") and label is None:
+        return content.strip("\n")
+    if label is not None:
+        return "\\begin{equation}" + content + "\\label{" + label + "}\\end{equation}"
+    if "\\label" in content or "\\tag" in content:
+        return "\\begin{equation}" + content + "\\end{equation}"
+    return "\\[" + content + "\\]"
+
+
+_LABEL_RE = re.compile(r"\\label\{([^{}]*)\}")
+
+
+class LatexRenderer:
+    """Renders markdown-it tokens to LaTeX; one instance per cell."""
+
+    def __init__(self, ctx: RenderContext, headings: HeadingMode = "sections",
+                 heading_offset: int = 0) -> None:
+        self.ctx = ctx
+        self.headings = headings
+        self.heading_offset = heading_offset
+
+    # ---- block level
+
+    def render(self, tokens: Sequence[Token]) -> str:
+        """LaTeX for a whole token stream."""
+        chunks: list[tuple[str, bool]] = []  # (latex, is_display)
+        i = 0
+        while i < len(tokens):
+            rule = BLOCK_RULES.get(tokens[i].type)
+            if rule is None:
+                i += 1
+                continue
+            latex, i, display = rule(self, tokens, i)
+            if latex:
+                chunks.append((latex, display))
+        return _join(chunks)
+
+    def _until_close(self, tokens: Sequence[Token], i: int, close: str) -> tuple[str, int]:
+        """Render tokens after ``tokens[i]`` up to the matching ``close``; returns (latex, next)."""
+        depth = 0
+        open_type = tokens[i].type
+        j = i + 1
+        while j < len(tokens):
+            t = tokens[j].type
+            if t == open_type:
+                depth += 1
+            elif t == close:
+                if depth == 0:
+                    break
+                depth -= 1
+            j += 1
+        return self.render(tokens[i + 1:j]), j + 1
+
+    def heading(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
+        level = int(tokens[i].tag[1:]) + self.heading_offset
+        text = self.inline(tokens[i + 1].children or [])
+        if self.headings == "bold":
+            return "\\par\\textbf{" + text + "}\\par", i + 3, False
+        command = SECTION_COMMANDS[min(level, len(SECTION_COMMANDS)) - 1]
+        return "\\" + command + "{" + text + "}", i + 3, False
+
+    def paragraph(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
+        children = tokens[i + 1].children or []
+        # An image alone in its paragraph becomes a figure with its alt text as caption.
+        if len(children) == 1 and children[0].type == "image":
+            return self.figure_image(children[0]), i + 3, False
+        # A paragraph that is only display math is a display, not a paragraph.
+        if len(children) == 1 and children[0].type == "math_inline_double":
+            return display_math(children[0].content), i + 3, True
+        return self.inline(children), i + 3, False
+
+    def bullet_list(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
+        body, j = self._until_close(tokens, i, "bullet_list_close")
+        return "\\begin{itemize}\n" + body + "\n\\end{itemize}", j, False
+
+    def ordered_list(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
+        body, j = self._until_close(tokens, i, "ordered_list_close")
+        start = tokens[i].attrs.get("start")
+        first = ""
+        if isinstance(start, (int, str)) and str(start).isdigit() and int(start) != 1:
+            first = "\\setcounter{enumi}{" + str(int(start) - 1) + "}\n"
+        return "\\begin{enumerate}\n" + first + body + "\n\\end{enumerate}", j, False
+
+    def list_item(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
+        body, j = self._until_close(tokens, i, "list_item_close")
+        return "\\item " + body if body else "\\item{}", j, False
+
+    def blockquote(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
+        body, j = self._until_close(tokens, i, "blockquote_close")
+        return "\\begin{quote}\n" + body + "\n\\end{quote}", j, False
+
+    def code_block(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
+        return verbatim(tokens[i].content), i + 1, False
+
+    def math_block(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
+        token = tokens[i]
+        label = token.info if token.type == "math_block_label" else None
+        self._note_labels(token.content)
+        if label:
+            self.ctx.labels.add(label)
+        return display_math(token.content, label), i + 1, True
+
+    def amsmath(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
+        self._note_labels(tokens[i].content)
+        return tokens[i].content.strip("\n"), i + 1, True
+
+    def html_block(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
+        self._drop_html(tokens[i].content)
+        return "", i + 1, False
+
+    def hr(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
+        return "\\par\\noindent\\rule{\\linewidth}{0.4pt}\\par", i + 1, False
+
+    def table(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
+        rows: list[list[str]] = []
+        aligns: list[str] = []
+        header_rows = 0
+        j = i + 1
+        while tokens[j].type != "table_close":
+            t = tokens[j]
+            if t.type == "tr_open":
+                rows.append([])
+            elif t.type in ("th_open", "td_open"):
+                style = str(t.attrs.get("style", ""))
+                if t.type == "th_open":
+                    aligns.append({"text-align:center": "c", "text-align:right": "r"}.get(
+                        style, "l"))
+                rows[-1].append(self.inline(tokens[j + 1].children or []))
+            elif t.type == "thead_close":
+                header_rows = len(rows)
+            j += 1
+        width = max([len(aligns)] + [len(r) for r in rows])
+        aligns += ["l"] * (width - len(aligns))
+        lines = ["\\begin{center}", "\\begin{tabular}{" + "".join(aligns) + "}", "\\toprule"]
+        for n, row in enumerate(rows):
+            row = row + [""] * (width - len(row))
+            lines.append(" & ".join(row) + " \\\\")
+            if n + 1 == header_rows:
+                lines.append("\\midrule")
+        lines += ["\\bottomrule", "\\end{tabular}", "\\end{center}"]
+        return "\n".join(lines), j + 1, False
+
+    # ---- inline level
+
+    def inline(self, children: Sequence[Token]) -> str:
+        """LaTeX for the children of an ``inline`` token."""
+        out: list[str] = []
+        after_display = False
+        for k, child in enumerate(children):
+            if child.type == "math_inline_double":
+                # display math inside a paragraph: no blank line around it (same paragraph)
+                if out:
+                    out[-1] = out[-1].rstrip(" \n")
+                out.append("\n" + self.display_in_text(child) + "\n")
+                after_display = True
+                continue
+            if after_display and child.type == "softbreak":
+                after_display = False
+                continue
+            after_display = False
+            rule = INLINE_RULES.get(child.type)
+            if rule is not None:
+                out.append(rule(self, child, children, k))
+        return "".join(out).strip("\n")
+
+    def text(self, t: Token, siblings: Sequence[Token], k: int) -> str:
+        return escape_latex(t.content)
+
+    def html_inline(self, t: Token, siblings: Sequence[Token], k: int) -> str:
+        if re.fullmatch(r"<br\s*/?>", t.content.strip(), re.I):
+            return "\\newline{}"
+        self._drop_html(t.content)
+        return ""
+
+    def link_open(self, t: Token, siblings: Sequence[Token], k: int) -> str:
+        href = str(t.attrs.get("href", ""))
+        if not href or href.startswith("#") or not re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", href):
+            return "{"  # in-notebook anchors and relative links keep only their text
+        return "\\href{" + escape_url(href) + "}{"
+
+    def image(self, t: Token, siblings: Sequence[Token], k: int) -> str:
+        path = self.image_file(t)
+        if path is None:
+            return ""
+        return "\\includegraphics[width=\\linewidth,height=0.3\\textheight,keepaspectratio]{" \
+            + path + "}"
+
+    def figure_image(self, t: Token) -> str:
+        path = self.image_file(t)
+        if path is None:
+            return ""
+        caption = self.inline(t.children or [])
+        lines = ["\\begin{figure}[htbp]", "\\centering",
+                 "\\includegraphics[width=0.8\\linewidth,height=0.45\\textheight,"
+                 "keepaspectratio]{" + path + "}"]
+        if caption.strip():
+            lines.append("\\caption{" + caption + "}")
+        lines.append("\\end{figure}")
+        return "\n".join(lines)
+
+    def image_file(self, t: Token) -> str | None:
+        """Copy a markdown image into the resources; returns its path, or None (with a finding)."""
+        src = str(t.attrs.get("src", ""))
+        name = src.rsplit("/", 1)[-1]
+        if src.startswith("attachment:"):
+            name = src[len("attachment:"):]
+            bundle = self.ctx.attachments.get(name)
+            if isinstance(bundle, Mapping):
+                for mime, att_ext in ATTACHMENT_TYPES.items():
+                    data = bundle.get(mime)
+                    if isinstance(data, str):
+                        return self.ctx.add_resource(
+                            _file_name(self.ctx.cell, name, att_ext), base64.b64decode(data))
+                self.ctx.add_finding("unsupported-image", f"attachment {name!r} is not a PNG, "
+                                     "JPEG or PDF image; it is left out of the draft")
+                return None
+            self.ctx.add_finding("image-not-found", f"attachment {name!r} is missing from the "
+                                 "cell; re-insert the image")
+            return None
+        if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", src):
+            self.ctx.add_finding("remote-image", f"image {src!r} is not a local file; download "
+                                 "it next to the notebook and link it by relative path")
+            return None
+        ext = GRAPHICS_EXTENSIONS.get(Path(name).suffix.lower())
+        if ext is None:
+            self.ctx.add_finding("unsupported-image", f"image {src!r} is not PNG, JPEG or PDF; "
+                                 "convert it (e.g. SVG → PDF) to include it")
+            return None
+        path = (self.ctx.base_dir or Path.cwd()) / src
+        try:
+            data = path.read_bytes()
+        except OSError:
+            self.ctx.add_finding("image-not-found", f"image {src!r} was not found at {path}")
+            return None
+        return self.ctx.add_resource(_file_name(self.ctx.cell, name, ext), data)
+
+    def math_inline(self, t: Token, siblings: Sequence[Token], k: int) -> str:
+        self._note_labels(t.content)
+        return "$" + t.content + "$"
+
+    def display_in_text(self, t: Token) -> str:
+        self._note_labels(t.content)
+        return display_math(t.content)
+
+    def latex_ref(self, t: Token, siblings: Sequence[Token], k: int) -> str:
+        command = t.meta["command"]
+        if command in CITE_COMMANDS:
+            self.ctx.citations.update(k.strip() for k in t.meta["keys"].split(",") if k.strip())
+        elif command == "label":
+            self.ctx.labels.add(t.meta["keys"])
+        return t.content
+
+    def citation(self, t: Token, siblings: Sequence[Token], k: int) -> str:
+        items: list[tuple[str, bool, str, str]] = t.meta["items"]
+        keys = [key for _, _, key, _ in items]
+        self.ctx.citations.update(keys)
+        if len(items) == 1 and items[0][1]:
+            return "\\citeyearpar{" + keys[0] + "}"
+        prefix, _, _, locator = items[0]
+        notes = ""
+        if len(items) == 1 and (prefix or locator):
+            notes = "[" + escape_latex(prefix) + "][" + escape_latex(locator) + "]"
+        return "\\citep" + notes + "{" + ",".join(keys) + "}"
+
+    def _note_labels(self, math: str) -> None:
+        if "\\label" in math:
+            self.ctx.labels.update(_LABEL_RE.findall(math))
+
+    def _drop_html(self, html: str) -> None:
+        snippet = " ".join(html.split())[:40]
+        self.ctx.add_finding("raw-html-dropped", f"raw HTML {snippet!r} is not exported to "
+                             "LaTeX; write it as markdown")
+
+
+BlockRule = Callable[[LatexRenderer, Sequence[Token], int], tuple[str, int, bool]]
+InlineRule = Callable[[LatexRenderer, Token, Sequence[Token], int], str]
+
+
+def _fixed(latex: str) -> InlineRule:
+    return lambda r, t, s, k: latex
+
+
+BLOCK_RULES: dict[str, BlockRule] = {
+    "heading_open": LatexRenderer.heading,
+    "paragraph_open": LatexRenderer.paragraph,
+    "bullet_list_open": LatexRenderer.bullet_list,
+    "ordered_list_open": LatexRenderer.ordered_list,
+    "list_item_open": LatexRenderer.list_item,
+    "blockquote_open": LatexRenderer.blockquote,
+    "code_block": LatexRenderer.code_block,
+    "fence": LatexRenderer.code_block,
+    "math_block": LatexRenderer.math_block,
+    "math_block_label": LatexRenderer.math_block,
+    "amsmath": LatexRenderer.amsmath,
+    "html_block": LatexRenderer.html_block,
+    "hr": LatexRenderer.hr,
+    "table_open": LatexRenderer.table,
+}
+"""Block token type → rule; tokens without a rule (closers) are skipped."""
+
+INLINE_RULES: dict[str, InlineRule] = {
+    "text": LatexRenderer.text,
+    "softbreak": _fixed("\n"),
+    "hardbreak": _fixed("\\newline\n"),
+    "code_inline": lambda r, t, s, k: "\\texttt{" + escape_latex(t.content) + "}",
+    "em_open": _fixed("\\emph{"),
+    "em_close": _fixed("}"),
+    "strong_open": _fixed("\\textbf{"),
+    "strong_close": _fixed("}"),
+    "s_open": _fixed("\\mechstrike{"),
+    "s_close": _fixed("}"),
+    "link_open": LatexRenderer.link_open,
+    "link_close": _fixed("}"),
+    "image": LatexRenderer.image,
+    "html_inline": LatexRenderer.html_inline,
+    "math_inline": LatexRenderer.math_inline,
+    "latex_ref": LatexRenderer.latex_ref,
+    "citation": LatexRenderer.citation,
+}
+"""Inline token type → rule."""
+
+
+def _join(chunks: Sequence[tuple[str, bool]]) -> str:
+    """Blank lines between blocks, single newlines around display math (same paragraph)."""
+    out: list[str] = []
+    prev_display = True
+    for n, (latex, display) in enumerate(chunks):
+        if n:
+            out.append("\n" if display or prev_display else "\n\n")
+        out.append(latex)
+        prev_display = display
+    return "".join(out)
+
+
+def _file_name(cell: int | None, name: str, ext: str) -> str:
+    stem = _SAFE_NAME_RE.sub("-", Path(name).stem).strip("-") or "image"
+    return f"cell{cell if cell is not None else 'x'}-{stem}{ext}"
+
+
+def verbatim(text: str) -> str:
+    """A ``verbatim`` environment holding ``text``."""
+    body = escape_verbatim(text.rstrip("\n"))
+    return "\\begin{verbatim}\n" + body + "\n\\end{verbatim}"
+
+
+def parse(source: str) -> list[Token]:
+    """markdown-it tokens of ``source``."""
+    return parser().parse(source)
+
+
+def render_markdown(source: str, ctx: RenderContext, headings: HeadingMode = "sections",
+                    heading_offset: int = 0) -> str:
+    """LaTeX for a markdown cell source."""
+    return LatexRenderer(ctx, headings, heading_offset).render(parse(source))
+
+
+def render_inline(source: str, ctx: RenderContext) -> str:
+    """LaTeX for one line of markdown (captions, titles) without paragraph breaks."""
+    return LatexRenderer(ctx).inline(parser().parseInline(source)[0].children or [])

@@ -1,0 +1,100 @@
+"""Outputs of code cells → figures, included LaTeX and findings about what is left out."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from typing import Any
+
+from ..notebook import Cell
+from .markdown import RenderContext, render_markdown, verbatim
+
+IMAGE_TYPES: tuple[tuple[str, str], ...] = (
+    ("application/pdf", ".pdf"), ("image/png", ".png"), ("image/jpeg", ".jpg"))
+"""Image MIME types XeLaTeX can include, best first (one is taken per output)."""
+
+SVG_HINT = ("SVG output cannot be included (XeLaTeX has no SVG converter); make the figure in "
+            "PNG or PDF too, e.g. `%config InlineBackend.figure_formats = ['png', 'pdf']`")
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, list):
+        return "".join(str(v) for v in value)
+    return value if isinstance(value, str) else ""
+
+
+def image_outputs(cell: Cell, ctx: RenderContext) -> list[str]:
+    """Store every image output of ``cell`` as a resource; returns their paths, in order."""
+    paths: list[str] = []
+    svg = 0
+    for n, output in enumerate(cell.outputs):
+        data = output.get("data")
+        if not isinstance(data, Mapping):
+            continue
+        for mime, ext in IMAGE_TYPES:
+            payload = data.get(mime)
+            if payload is None:
+                continue
+            raw = _text(payload)
+            try:
+                blob = base64.b64decode(raw)
+            except ValueError:
+                ctx.add_finding("unsupported-image", f"output {n + 1} has {mime} data that is "
+                                "not valid base64; re-run the cell")
+                break
+            paths.append(ctx.add_resource(f"cell{cell.index}-output{n + 1}{ext}", blob))
+            break
+        else:
+            if "image/svg+xml" in data:
+                svg += 1
+    if svg:
+        ctx.add_finding("svg-not-converted", SVG_HINT)
+    return paths
+
+
+def rich_outputs(cell: Cell, ctx: RenderContext, *, include_text: bool,
+                 report_images: bool) -> list[tuple[str, str]]:
+    """The non-image outputs that become LaTeX: ``[(kind, latex)]`` with kind ``latex``/``text``.
+
+    ``text/latex`` is included as written, ``text/markdown`` is rendered; streams and plain text
+    are printed only when ``include_text``; everything else is counted in one finding.
+    """
+    blocks: list[tuple[str, str]] = []
+    dropped: list[str] = []
+    for output in cell.outputs:
+        otype = output.get("output_type")
+        if otype == "error":
+            ename = _text(output.get("ename")) or "an exception"
+            ctx.add_finding("error-output", f"the cell's output is an error ({ename}); fix and "
+                            "re-run it before exporting")
+            continue
+        if otype == "stream":
+            if include_text:
+                blocks.append(("text", verbatim(_text(output.get("text")))))
+            else:
+                dropped.append("stream")
+            continue
+        data = output.get("data")
+        if not isinstance(data, Mapping):
+            continue
+        if "text/latex" in data:
+            blocks.append(("latex", _text(data["text/latex"]).strip("\n")))
+        elif "text/markdown" in data:
+            blocks.append(("latex", render_markdown(_text(data["text/markdown"]), ctx,
+                                                    headings="bold")))
+        elif any(m in data for m, _ in IMAGE_TYPES) or "image/svg+xml" in data:
+            if report_images:
+                dropped.append("image")
+        elif include_text and "text/plain" in data:
+            blocks.append(("text", verbatim(_text(data["text/plain"]))))
+        else:
+            dropped.append(next(iter(data), "empty"))
+    if dropped:
+        kinds = ", ".join(sorted(set(dropped)))
+        hint = ("give the cell the role `figure` or `experiment` to export its images"
+                if "image" in dropped else
+                "only images, text/latex and text/markdown outputs are exported; display a table "
+                "with IPython.display.Latex, or use --include-code to print text outputs")
+        ctx.add_finding("output-dropped",
+                        f"{len(dropped)} output(s) ({kinds}) left out of the draft: {hint}")
+    return blocks

@@ -1,0 +1,97 @@
+"""Writing the draft: atomic files, and a hash record so hand edits are never overwritten.
+
+The output directory holds ``.mechnb-export.json`` with the SHA-256 of every ``.tex`` mechnb
+wrote there. A ``.tex`` whose current hash differs from the record (or that has no record) was
+written or edited by someone else and is only replaced with ``force=True``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from .errors import HandEditedError
+
+SIDECAR = ".mechnb-export.json"
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+"""Name of the record of exported ``.tex`` hashes in the output directory."""
+
+
+def sha256(data: bytes) -> str:
+    """Hex SHA-256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file in the same directory and ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp creates 0600; written files follow the umask
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def read_record(out_dir: Path) -> dict[str, str]:
+    """``{tex file name: sha256}`` from the sidecar (empty if missing or unreadable)."""
+    try:
+        data = json.loads((out_dir / SIDECAR).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    files = data.get("tex") if isinstance(data, dict) else None
+    if not isinstance(files, dict):
+        return {}
+    return {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def check_overwrite(tex_path: Path, new_text: bytes, force: bool) -> None:
+    """Raise ``HandEditedError`` if ``tex_path`` holds text mechnb did not write last time."""
+    if force:
+        return
+    try:
+        current = tex_path.read_bytes()
+    except FileNotFoundError:
+        return
+    if current == new_text:
+        return
+    recorded = read_record(tex_path.parent).get(tex_path.name)
+    if recorded == sha256(current):
+        return
+    why = ("was edited by hand since the last export" if recorded else
+           "was not written by mechnb (no export record)")
+    raise HandEditedError(
+        f"{tex_path} {why}; it is kept as is. Re-run with --force to overwrite it, or export "
+        f"to another directory with -o DIR")
+
+
+def write_export(out_dir: Path, tex_name: str, tex: str, files: Mapping[str, bytes],
+                 force: bool = False) -> Path:
+    """Write the ``.tex``, its resources and the export record; returns the ``.tex`` path."""
+    tex_path = out_dir / tex_name
+    data = tex.encode("utf-8")
+    check_overwrite(tex_path, data, force)
+    for rel, blob in files.items():
+        target = out_dir / rel
+        try:
+            if target.stat().st_size == len(blob) and target.read_bytes() == blob:
+                continue
+        except OSError:
+            pass
+        atomic_write(target, blob)
+    atomic_write(tex_path, data)
+    record = read_record(out_dir)
+    record[tex_name] = sha256(data)
+    atomic_write(out_dir / SIDECAR, (json.dumps({"tex": record}, indent=1, sort_keys=True)
+                                     + "\n").encode("utf-8"))
+    return tex_path
