@@ -1,0 +1,74 @@
+"""``%mech phrases [QUERY] [--function F] [--lang en|zh]``: open the phrase-lookup panel.
+
+With the JupyterLab / Notebook 7 extension the panel opens in the right side bar; elsewhere the
+panel widget is returned and shown inline under the cell.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, NoReturn
+
+from ..errors import UsageError
+
+USAGE = "%mech phrases [QUERY] [--function F] [--lang en|zh] [--inline]"
+SIDEBAR_TITLE = "Phrases"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises ``UsageError`` instead of exiting the kernel."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"%mech phrases: {message}\nusage: {USAGE}")
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """The magic's arguments (the query may be several words)."""
+    parser = _Parser(prog="%mech phrases", add_help=False)
+    parser.add_argument("query", nargs="*")
+    parser.add_argument("--function", "-f")
+    parser.add_argument("--lang", choices=("en", "zh"))
+    parser.add_argument("--inline", action="store_true",
+                        help="show the panel under the cell even when the side bar is available")
+    return parser.parse_args(argv)
+
+
+class OpenedInSidebar:
+    """What the magic displays when the panel went to the side bar."""
+
+    def __init__(self, panel: Any) -> None:
+        self.panel = panel
+        """The :class:`~mechnb.phrases.panel.PhrasePanel` shown in the side bar."""
+
+    def __repr__(self) -> str:
+        return "mechnb: the phrase panel is open in the right side bar."
+
+
+def _default_lang(shell: Any) -> str:
+    try:
+        from ..kernel_context import notebook_path
+        from ..notebook import read_paper
+
+        path = notebook_path(shell)
+        return read_paper(path).lang if path is not None else "en"
+    except Exception:  # no notebook or an unreadable one: English is a safe default
+        return "en"
+
+
+def mech_phrases(shell: Any, argv: list[str]) -> object | None:
+    """Build the panel; open it in the side bar through the bridge, else return it for display."""
+    args = parse_args(argv)
+    from .panel import PhrasePanel, bridge_inserter
+
+    lang = args.lang or _default_lang(shell)
+    panel = PhrasePanel(" ".join(args.query), function=args.function,
+                        lang="zh" if lang == "zh" else "en",
+                        on_insert=bridge_inserter(shell), shell=shell)
+    if not args.inline:
+        from .._bridge import active_bridge
+
+        bridge = active_bridge(shell)
+        if bridge is not None and bridge.open_sidebar(panel.widget, title=SIDEBAR_TITLE):
+            return OpenedInSidebar(panel)
+    widget: object = panel.widget
+    return widget
