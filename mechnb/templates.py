@@ -1,4 +1,4 @@
-"""Role templates and paper scaffolds: bilingual fill-in-the-blank cells, loaded from data files.
+r"""Role templates and paper scaffolds: bilingual fill-in-the-blank cells, loaded from data files.
 
 Everything the user sees is data in the package; this module only reads and expands it.
 
@@ -6,7 +6,8 @@ Everything the user sees is data in the package; this module only reads and expa
 
     {
       "role": "theorem",
-      "aliases": {"formal": "default"},                 # optional: other names for variants
+      "aliases": {"formal": "default"},                 # optional: other names for variants,
+                                                        # e.g. experiment: default -> controlled
       "slots": {"appendix": "app:[name]"},              # optional: defaults of extra tokens
       "variants": {
         "default": [                                    # the cells, in notebook order
@@ -28,9 +29,10 @@ role is the template's role). Every role has a ``default`` variant (directly or 
 Sources are CommonMark with TeX math, or Python for code cells. Tokens are substituted with plain
 ``str.replace`` (TeX uses braces, so no ``str.format``): ``{{label}}`` (the label, or the visible
 blank ``<prefix>:[name]``), ``{{title}}``, ``{{target}}`` (the first validated label, or
-``[target]``), ``{{target_name}}`` (how the target reads in text: ``Theorem``, ``Claim``),
-plus any token named in ``slots`` or passed by a scaffold. Square-bracket slots such
-as ``[phenomenon]`` are left for the author to fill in.
+``[target]``), plus any token named in ``slots`` or passed by a scaffold. Square-bracket slots such
+as ``[phenomenon]`` are left for the author to fill in. For every token whose value is a label
+(``thm:main``), ``{{<token>_name}}`` says how it reads in running text (``Theorem``, ``Claim``,
+``定理``), so that a template writes ``{{target_name}}~\ref{{{target}}}``.
 
 **Scaffolds** live in ``data/scaffolds/<paper_type>.json``::
 
@@ -45,12 +47,15 @@ as ``[phenomenon]`` are left for the author to fill in.
      ]}
 
 A ``use`` entry expands the role's template (with ``label``, ``title``, ``validates``, ``vars``;
-``heading`` is prepended to the first cell's source); any other entry is a literal template cell.
+``heading`` is prepended to the first cell's source); an entry with only ``heading`` is a
+role-less heading cell (a section opener before a theorem-like cell, whose own leading heading
+would become the environment's title on export); any other entry is a literal template cell.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
@@ -84,6 +89,7 @@ REFERENCE_NAMES = {
     "app": {"en": "Appendix", "zh": "附录"},
 }
 NBFORMAT_MINOR = 5
+_LABEL_LIKE = re.compile(r"[A-Za-z][\w-]*:\S+\Z")
 
 
 def _read_json(relpath: str) -> Any:
@@ -164,7 +170,7 @@ def _label_blank(role: str) -> str:
 
 
 def reference_name(label: str, lang: str = "en") -> str:
-    """How ``label`` is named before ``\\ref`` in ``lang``: ``thm:main`` -> ``Theorem``."""
+    """How ``label`` is named before a reference in ``lang``: ``thm:main`` -> ``Theorem``."""
     prefix = label.split(":", 1)[0] if ":" in label else ""
     if prefix in REFERENCE_NAMES:
         return REFERENCE_NAMES[prefix][lang]
@@ -189,8 +195,11 @@ def _expand(role: str, *, variant: str | None, lang: str, label: str | None,
     if validates:
         tokens["target"] = validates[0]
     tokens.update(extra or {})
-    tokens["target_name"] = (reference_name(tokens["target"], lang)
-                             if tokens["target"] != TARGET_BLANK else TARGET_NAME_BLANK[lang])
+    # ``{{x_name}}`` names the label in ``{{x}}`` for running text: "Theorem~\ref{{{x}}}".
+    for name, value in list(tokens.items()):
+        if _LABEL_LIKE.match(value):
+            tokens[f"{name}_name"] = reference_name(value, lang)
+    tokens.setdefault("target_name", TARGET_NAME_BLANK[lang])
     primary = next((i for i, c in enumerate(cells) if c.get("primary")), None)
     if primary is None:
         primary = next((i for i, c in enumerate(cells) if c["role"] == role), 0)
@@ -221,7 +230,11 @@ def role_cells(role: str, *, lang: str = "en", label: str | None = None,
 
 def validation_cells(target: str, *, kind: str = "controlled", lang: str = "en"
                      ) -> list[CellSpec]:
-    """The experiment cells ``%mech validate <target> --kind K`` inserts, validating ``target``."""
+    """The experiment cells ``%mech validate <target> --kind K`` inserts, validating ``target``.
+
+    The experiment's figure is labelled ``validation_label(target, kind)`` so that the text cell
+    can refer to it; both cells carry ``validates: [target]`` and ``kind``.
+    """
     if not target.strip():
         raise UsageError("%mech validate needs the label of the statement to validate, "
                          "e.g. %mech validate thm:main --kind intervention")
@@ -229,8 +242,14 @@ def validation_cells(target: str, *, kind: str = "controlled", lang: str = "en"
     if kind not in experiment_kinds:
         raise UsageError(f"unknown experiment kind '{kind}'; choose one of "
                          f"{', '.join(experiment_kinds)}")
-    return _expand("experiment", variant=kind, lang=lang, label=None, title=None,
-                   validates=[target])
+    return _expand("experiment", variant=kind, lang=lang, label=validation_label(target, kind),
+                   title=None, validates=[target])
+
+
+def validation_label(target: str, kind: str) -> str:
+    """The label of the figure of a validation experiment: ``thm:main`` -> ``exp:main-<kind>``."""
+    stem = re.sub(r"[^\w-]+", "-", target.split(":", 1)[-1]).strip("-") or "target"
+    return f"exp:{stem}-{kind}"
 
 
 @cache
@@ -243,6 +262,8 @@ def _scaffold(paper_type: str) -> dict[str, Any]:
 
 
 def _literal_cell(entry: Mapping[str, Any], lang: str) -> CellSpec:
+    if "role" not in entry:  # a section heading before an environment cell
+        return CellSpec("markdown", _text(entry["heading"], lang), {})
     title = _text(entry["title"], lang) if "title" in entry else None
     caption = _text(entry["caption"], lang) if "caption" in entry else None
     metadata = role_metadata(entry["role"], label=entry.get("label"), title=title,
