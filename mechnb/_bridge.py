@@ -221,3 +221,10 @@ def insert_below_current(shell: Any, cells: Sequence[Mapping[str, Any]]) -> bool
     """Insert ``cells`` below the running cell through the bridge; ``False`` means fall back."""
     bridge = active_bridge(shell)
     return bridge is not None and bridge.insert_cells(cells, _current_cell_id(shell))
+
+
+on_load = install
+"""Called by ``mechnb.magics.register`` at ``%load_ext mechnb``."""
+
+on_unload = uninstall
+"""For ``%unload_ext mechnb``."""

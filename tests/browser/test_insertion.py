@@ -1,0 +1,100 @@
+"""Acceptance: ``%mech theorem --label thm:x`` inserts role-tagged cells below the magic's cell.
+
+The check is on the notebook file the server saved, in JupyterLab and in Notebook 7. The time
+from running the magic cell to its cells being visible is measured in the page and written to
+test-artifacts/latency-<frontend>.json (reported in the README, never asserted).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from .conftest import ARTIFACTS, Server
+from .notebook_page import NotebookPage, source
+
+# Marks times in the page: when the magic cell's execution count appears (the cell finished)
+# and when the inserted theorem cell's badge appears in the DOM (the cells are visible).
+_WATCH = """() => {
+  window.__mechnb = {};
+  const t = window.__mechnb;
+  const observer = new MutationObserver(() => {
+    const now = performance.now();
+    if (t.visible === undefined) {
+      const badge = document.querySelector(".jp-mechnb-badge[data-role='theorem']");
+      if (badge && badge.offsetParent !== null) t.visible = now;
+    }
+    if (t.finished === undefined) {
+      const prompts = document.querySelectorAll('.jp-Notebook .jp-Cell .jp-InputPrompt');
+      if (prompts[1] && /\\[\\d+\\]/.test(prompts[1].textContent)) t.finished = now;
+    }
+  });
+  observer.observe(document.body, {subtree: true, childList: true, characterData: true,
+                                   attributes: true});
+  document.addEventListener('keydown', e => {
+    if (e.key === 'Enter' && e.shiftKey && t.started === undefined) t.started = performance.now();
+  }, true);
+}"""
+
+
+def _theorem_roundtrip(page: Any, server: Server, name: str) -> dict[str, float]:
+    server.copy_fixture("theorem_magic.ipynb", name)
+    nb = NotebookPage(page, server, name).open()
+    nb.run(0)  # %load_ext mechnb: the kernel opens the bridge, the extension answers hello
+    page.evaluate(_WATCH)
+    nb.run(1)  # %mech theorem --label thm:x
+    page.locator(".jp-mechnb-badge[data-role='theorem']").wait_for()
+    page.wait_for_function("() => window.__mechnb.finished !== undefined")
+    times: dict[str, float] = page.evaluate("() => window.__mechnb")
+
+    cells = nb.save()["cells"]
+    assert source(cells[0]) == "%load_ext mechnb"
+    assert source(cells[1]) == "%mech theorem --label thm:x"
+    theorem, interpretation = cells[2], cells[3]
+    assert theorem["cell_type"] == "markdown"
+    assert theorem["metadata"]["mechnb"]["role"] == "theorem"
+    assert theorem["metadata"]["mechnb"]["label"] == "thm:x"
+    assert "mech:theorem" in theorem["metadata"]["tags"]
+    assert "\\label{thm:x}" in source(theorem) or "thm:x" in json.dumps(theorem["metadata"])
+    assert interpretation["cell_type"] == "markdown"
+    assert interpretation["metadata"]["mechnb"]["role"] == "interpretation"
+    assert source(cells[-1]) == "END of the fixture"
+    assert all(c["cell_type"] == "code" and not source(c) for c in cells[4:-1]), \
+        "only the theorem template's cells (and an empty new cell) may appear"
+    # the inserted markdown cells are shown rendered, not as raw source
+    rendered = page.locator(".jp-MarkdownCell.jp-mechnb-hasRole.jp-mod-rendered")
+    assert rendered.count() >= 2
+    return {
+        "finished_to_visible_ms": times["visible"] - times["finished"],
+        "keypress_to_visible_ms": times["visible"] - times["started"],
+        "keypress_to_finished_ms": times["finished"] - times["started"],
+    }
+
+
+def _record(frontend: str, numbers: dict[str, float]) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / f"latency-{frontend}.json").write_text(json.dumps(numbers, indent=1))
+    print(f"\nlatency {frontend}: " + ", ".join(f"{k}={v:.0f}" for k, v in numbers.items()))
+
+
+def test_theorem_magic_inserts_cells_in_jupyterlab(page: Any, lab_server: Server) -> None:
+    _record("jupyterlab", _theorem_roundtrip(page, lab_server, "theorem_lab.ipynb"))
+
+
+def test_theorem_magic_inserts_cells_in_notebook7(page: Any, notebook_server: Server) -> None:
+    _record("notebook7", _theorem_roundtrip(page, notebook_server, "theorem_nb7.ipynb"))
+
+
+@pytest.mark.parametrize("frontend", ["jupyterlab"])
+def test_first_cell_falls_back_before_the_extension_answered(
+        page: Any, lab_server: Server, frontend: str) -> None:
+    """``%load_ext`` and ``%mech`` in one cell: the bridge is not up yet, the template is shown."""
+    lab_server.copy_fixture("load_and_mech_one_cell.ipynb")
+    nb = NotebookPage(page, lab_server, "load_and_mech_one_cell.ipynb").open()
+    nb.run(0)
+    output = nb.cell(0).locator(".jp-OutputArea-output")
+    output.first.wait_for()
+    assert "theorem" in output.first.inner_text()
+    assert len(nb.cells()) == 2  # nothing inserted (one new empty cell at most from Shift+Enter)
