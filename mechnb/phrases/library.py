@@ -187,6 +187,23 @@ def _duplicate_problems(phrases: Iterable[Phrase]) -> list[str]:
     return problems
 
 
+def library_from_records(records: Iterable[object], *, source: str = "records",
+                         lenses: Iterable[Lens] = ()) -> Library:
+    """A library built from in-memory records (tests and tools); bad records become problems."""
+    problems: list[str] = []
+    phrases = []
+    for n, rec in enumerate(records):
+        found = record_problems(rec, f"{source}[{n}]")
+        problems += found
+        if not found and isinstance(rec, Mapping):
+            phrases.append(_phrase_from(rec, source))
+    lens_list = tuple(lenses)
+    phrases += [lens.as_phrase() for lens in lens_list]
+    problems += _duplicate_problems(phrases)
+    return Library(phrases=tuple(phrases), lenses=lens_list, required_functions=(),
+                   problems=tuple(problems), index=build_index(phrases))
+
+
 @cache
 def load_library() -> Library:
     """The whole library, loaded once per process (files in ``index.json`` order, then others)."""

@@ -1,0 +1,145 @@
+"""The shipped phrase data: complete in both languages, consistent blanks, coverage of DESIGN §3."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from typing import Any
+
+import pytest
+from phrase_fixtures import fixture_json
+
+from mechnb.phrases.index import is_cjk
+from mechnb.phrases.library import LENSES_MARKER, Library, lens_problems, record_problems
+from mechnb.phrases.lookup import in_subtree
+from mechnb.phrases.model import slots_in
+
+DATA = resources.files("mechnb").joinpath("data")
+PHRASES = DATA.joinpath("phrases")
+ENGINE_FILES = ("title.json", "abstract.json", "introduction.json", "impact.json",
+                "limitations.json", "future.json")
+LENS_IDS = ("training-dynamics", "succinctness", "gradient-leading-terms",
+            "numerical-error-propagation", "formal-language-theory", "mechanistic-decomposition",
+            "causal-tracing", "circuit-analysis", "logit-lens", "sparse-dictionaries",
+            "dynamical-systems")
+
+
+def _index() -> dict[str, Any]:
+    raw: dict[str, Any] = json.loads(PHRASES.joinpath("index.json").read_text("utf-8"))
+    return raw
+
+
+def test_library_loads_without_problems(library: Library) -> None:
+    assert list(library.problems) == []
+
+
+def test_every_listed_file_is_present() -> None:
+    present = {item.name for item in PHRASES.iterdir()}
+    missing = [n for n in _index()["files"] if n != LENSES_MARKER and n not in present]
+    assert missing == []
+
+
+@pytest.mark.parametrize("name", sorted(
+    item.name for item in PHRASES.iterdir() if item.name.endswith(".json")
+    and item.name != "index.json"))
+def test_each_file_is_a_list_of_valid_records(name: str) -> None:
+    raw = json.loads(PHRASES.joinpath(name).read_text("utf-8"))
+    assert isinstance(raw, dict) and isinstance(raw["entries"], list) and raw["entries"]
+    problems = [p for n, rec in enumerate(raw["entries"])
+                for p in record_problems(rec, f"{name}[{n}]")]
+    assert problems == []
+
+
+def test_at_least_400_entries(library: Library) -> None:
+    assert len(library.phrases) >= 400
+
+
+def test_engine_files_hold_at_least_210_entries(library: Library) -> None:
+    assert sum(1 for p in library.phrases if p.source in ENGINE_FILES) >= 210
+
+
+def test_ids_are_unique(library: Library) -> None:
+    ids = [p.id for p in library.phrases]
+    assert len(ids) == len(set(ids))
+
+
+def test_every_entry_is_complete_in_both_languages(library: Library) -> None:
+    for p in library.phrases:
+        assert p.en.strip() and p.zh.strip() and p.note_en.strip() and p.note_zh.strip(), p.id
+        assert any(is_cjk(c) for c in p.zh), p.id
+        assert any(is_cjk(c) for c in p.note_zh), p.id
+        assert not any(is_cjk(c) for c in p.en), p.id
+        assert not any(is_cjk(c) for c in p.note_en), p.id
+
+
+def test_slots_match_the_blanks_in_both_languages(library: Library) -> None:
+    for p in library.phrases:
+        assert set(slots_in(p.en)) == set(p.slots) == set(slots_in(p.zh)), p.id
+        assert len(set(p.slots)) == len(p.slots), p.id
+
+
+def test_no_blank_is_written_with_chinese_brackets(library: Library) -> None:
+    for p in library.phrases:
+        assert not re.search(r"[［【][A-Za-z]", p.zh), p.id
+
+
+def test_every_required_function_is_covered(library: Library) -> None:
+    required = _index()["required_functions"]
+    assert required == list(library.required_functions)
+    uncovered = [f for f in required if not any(in_subtree(p.function, f)
+                                                for p in library.phrases)]
+    assert uncovered == []
+
+
+@pytest.mark.parametrize("function", [
+    "title", "abstract", "introduction/raise-problem", "introduction/gap", "introduction/lens",
+    "introduction/key-step", "introduction/contributions", "introduction/research-question",
+    "impact", "limitations", "future"])
+def test_engine_functions_have_several_phrases(library: Library, function: str) -> None:
+    assert sum(1 for p in library.phrases if in_subtree(p.function, function)) >= 5
+
+
+def test_lens_catalog_covers_the_lenses_of_design_section_1(library: Library) -> None:
+    ids = {lens.id for lens in library.lenses}
+    assert set(LENS_IDS) <= ids
+    assert len(ids) >= 14
+
+
+def test_lens_records_are_valid_and_searchable(library: Library) -> None:
+    raw = json.loads(DATA.joinpath("lenses.json").read_text("utf-8"))
+    problems = [p for n, rec in enumerate(raw["lenses"])
+                for p in lens_problems(rec, f"lenses.json[{n}]")]
+    assert problems == []
+    for lens in library.lenses:
+        phrase = library.get(f"lens-{lens.id}")
+        assert phrase is not None and phrase.function == f"lens/{lens.id}"
+        assert lens.closing_validation["en"] in phrase.note_en
+
+
+@pytest.mark.parametrize("case", fixture_json("bad_records.json")["cases"],
+                         ids=lambda c: c["name"])
+def test_bad_records_are_reported(case: dict[str, Any]) -> None:
+    problems = record_problems(case["record"], "fixture")
+    assert any(case["problem"] in p for p in problems), problems
+
+
+def test_a_good_record_has_no_problems() -> None:
+    rec = {"id": "x-01", "function": "introduction/gap", "en": "For [model] and [factor A].",
+           "zh": "对于[model]与[factor A]。", "slots": ["model", "factor A"],
+           "note": {"en": "When.", "zh": "何时使用。"}}
+    assert record_problems(rec, "ok") == []
+
+
+def test_lens_problems_are_reported() -> None:
+    assert any("missing field 'phrase'" in p
+               for p in lens_problems({"id": "x", "name": {"en": "X", "zh": "某"}}, "l"))
+    bad = {"id": "x", "name": {"en": "X", "zh": "某"}, "description": {"en": "d", "zh": "描述"},
+           "closing_validation": {"en": "c", "zh": "验证"},
+           "phrase": {"en": "For [model].", "zh": "对于模型。"}}
+    assert any("blanks" in p for p in lens_problems(bad, "l"))
+
+
+def test_data_licence_is_stated() -> None:
+    licence = PHRASES.joinpath("LICENSE").read_text("utf-8")
+    assert "CC BY 4.0" in licence and "mechnb developers" in licence
