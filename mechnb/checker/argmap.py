@@ -1,0 +1,258 @@
+"""The argument map: an SVG picture of gap → lens → definitions → theorems → interpretations →
+validations → implication, with the open ends drawn red and dashed.
+
+Hand-written SVG (no graphviz): one column per stage, nodes in notebook order, edges from the
+relations the checker already knows (references, interpretation, closure). All text is escaped.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from html import escape
+from pathlib import Path
+
+from ..findings import Finding, Severity
+from ..notebook import Paper
+from .document import Document
+
+STAGES: tuple[tuple[str, frozenset[str]], ...] = (
+    ("gap", frozenset({"gap", "question"})),
+    ("lens", frozenset({"lens"})),
+    ("definitions & formulas", frozenset({"setup", "definition", "assumption", "formula",
+                                          "mechanism"})),
+    ("theorems & claims", frozenset({"theorem", "lemma", "proposition", "corollary", "claim"})),
+    ("interpretations", frozenset({"interpretation"})),
+    ("validations", frozenset({"proof", "experiment", "figure", "result"})),
+    ("implication", frozenset({"implication", "limitations"})),
+)
+STAGE_OF = {role: i for i, (_, roles) in enumerate(STAGES) for role in roles}
+# Findings that mark the cell as an open end of the argument.
+OPEN_CODES = frozenset({"MECH003", "MECH004", "MECH007", "MECH008", "MECH009", "MECH010",
+                        "MECH011", "MECH012", "MECH018", "MECH019", "MECH020"})
+WIDTH, HEIGHT, COL_GAP, ROW_GAP, TOP, LEFT = 176, 58, 44, 12, 44, 12
+
+
+@dataclass
+class Node:
+    """One box of the map."""
+
+    key: str
+    stage: int
+    title: str
+    subtitle: str
+    label: str = ""
+    cell: int | None = None
+    open_end: bool = False
+    ghost: bool = False
+    notes: list[str] = field(default_factory=list)
+    x: float = 0
+    y: float = 0
+
+
+@dataclass(frozen=True)
+class Edge:
+    """An arrow between two nodes; ``open_end`` draws it red and dashed."""
+
+    source: str
+    target: str
+    open_end: bool = False
+
+
+def _snippet(text: str, limit: int = 28) -> str:
+    line = " ".join(text.replace("#", " ").replace("*", "").replace("`", "").split())
+    return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
+def build_graph(paper: Paper, findings: Sequence[Finding]) -> tuple[list[Node], list[Edge]]:
+    """The nodes and edges of the map (layout not yet applied)."""
+    doc = Document(paper)
+    by_cell: dict[int, list[Finding]] = {}
+    for f in findings:
+        if f.cell is not None and f.severity != Severity.INFO:
+            by_cell.setdefault(f.cell, []).append(f)
+    nodes: dict[str, Node] = {}
+    for c in paper.cells:
+        stage = STAGE_OF.get(c.role or "")
+        if stage is None:
+            continue
+        head = c.role or ""
+        if c.role == "experiment" and c.kind:
+            head = f"experiment · {c.kind}"
+        own = by_cell.get(c.index, [])
+        nodes[f"c{c.index}"] = Node(
+            key=f"c{c.index}", stage=stage, title=head, label=c.label or f"cell {c.index}",
+            subtitle=_snippet(c.title or c.caption or c.source) or "(empty)",
+            cell=c.index, open_end=any(f.code in OPEN_CODES for f in own),
+            notes=[f"{f.code} {f.message}" for f in own])
+    edges: list[Edge] = []
+
+    def keys(stage: int) -> list[str]:
+        return [k for k, n in nodes.items() if n.stage == stage]
+
+    def ghost(key: str, stage: int, title: str, note: str) -> str:
+        nodes[key] = Node(key=key, stage=stage, title=title, subtitle="missing", label="",
+                          open_end=True, ghost=True, notes=[note])
+        return key
+
+    present = doc.roles_present()
+    for role, stage in (("gap", 0), ("lens", 1)):
+        if role not in present:
+            ghost(f"missing-{role}", stage, f"no {role}", f"the paper states no {role}")
+    for g in keys(0):
+        for lens in keys(1):
+            edges.append(Edge(g, lens, nodes[g].ghost or nodes[lens].ghost))
+    statements = [n for n in nodes.values() if n.stage == 3]
+    formal = keys(2)
+    for lens in keys(1):
+        for k in formal or [s.key for s in statements]:
+            edges.append(Edge(lens, k, nodes[lens].ghost))
+    label_node = {paper.cells[n.cell].label: n.key for n in nodes.values()
+                  if n.cell is not None and paper.cells[n.cell].label}
+    for k in formal:
+        node = nodes[k]
+        assert node.cell is not None
+        label = paper.cells[node.cell].label
+        users = [s for s in statements if label and s.cell in doc.referenced.get(label, ())]
+        if not users:  # positional: the next statement uses what came before it
+            users = [s for s in statements if s.cell is not None and s.cell > node.cell][:1]
+        edges += [Edge(k, s.key) for s in users]
+    for s in statements:
+        assert s.cell is not None
+        cell = paper.cells[s.cell]
+        obligations = set()
+        from ..roles import get_role
+
+        role = get_role(cell.role or "")
+        if role is not None:
+            obligations = set(role.obligations)
+        interp = doc.interpretation_of(cell)
+        if interp is not None and f"c{interp.index}" in nodes:
+            edges.append(Edge(s.key, f"c{interp.index}"))
+        elif "needs-interpretation" in obligations and doc.in_main_text(cell):
+            edges.append(Edge(s.key, ghost(f"no-interp-{s.key}", 4, "no interpretation",
+                                           f"{s.title} is never interpreted"), True))
+        # the flow reads statement → interpretation → validation when there is an interpretation
+        origin = f"c{interp.index}" if interp is not None and f"c{interp.index}" in nodes \
+            else s.key
+        closers = doc.closure_of(cell)
+        for closer in closers:
+            key = f"c{closer.index}"
+            if key in nodes and key not in (s.key, origin):
+                edges.append(Edge(origin, key))
+        if not closers and "needs-closure" in obligations:
+            edges.append(Edge(origin, ghost(f"no-closure-{s.key}", 5, "no validation",
+                                            f"{s.title} has no proof or experiment"), True))
+    for c in paper.cells:  # validations of labels whose statement is not a node
+        for label in c.validates:
+            if label not in label_node and label not in doc.labels and f"c{c.index}" in nodes:
+                nodes[f"c{c.index}"].open_end = True
+    implications = keys(6)
+    validations = {e.target for e in edges if nodes[e.target].stage == 5
+                   and not nodes[e.target].ghost}
+    if implications:
+        edges += [Edge(v, implications[0]) for v in sorted(validations, key=_order(nodes))]
+    else:
+        ghost("missing-implication", 6, "no implication", "the paper states no implication")
+    if "MECH006" in {f.code for f in findings}:
+        ghost("missing-intervention", 5, "no intervention",
+              "a mechanism paper should change only the mechanism and watch the effect")
+    if "limitations" not in present:
+        ghost("missing-limitations", 6, "no limitations", "the paper states no limitations")
+    unique = list(dict.fromkeys(edges))
+    return sorted(nodes.values(), key=lambda n: (n.stage, _order(nodes)(n.key))), unique
+
+
+def _order(nodes: dict[str, Node]) -> object:
+    def key(k: str) -> tuple[int, int]:
+        n = nodes[k]
+        return (1, 0) if n.cell is None else (0, n.cell)
+    return key
+
+
+def render_svg(nodes: list[Node], edges: list[Edge], title: str = "") -> str:
+    """The SVG document for laid-out ``nodes`` and ``edges``."""
+    from importlib import resources
+
+    rows: dict[int, int] = {}
+    for n in nodes:
+        row = rows.get(n.stage, 0)
+        rows[n.stage] = row + 1
+        n.x = LEFT + n.stage * (WIDTH + COL_GAP)
+        n.y = TOP + row * (HEIGHT + ROW_GAP)
+    width = LEFT * 2 + len(STAGES) * WIDTH + (len(STAGES) - 1) * COL_GAP
+    height = TOP + max(rows.values(), default=1) * (HEIGHT + ROW_GAP) + 24
+    css = resources.files("mechnb.checker").joinpath("argmap.css").read_text("utf-8")
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="mechnb-argmap" width="{width}" '
+           f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
+           f'aria-label="{escape(title or "argument map", quote=True)}">',
+           f"<title>{escape(title or 'argument map')}</title>",
+           f"<style>{css}</style>",
+           '<defs><marker id="mechnb-arrow" viewBox="0 0 10 10" refX="9" refY="5" '
+           'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
+           '<path d="M0,0 L10,5 L0,10 z" class="arrowhead"/></marker></defs>']
+    for i, (name, _) in enumerate(STAGES):
+        x = LEFT + i * (WIDTH + COL_GAP) + WIDTH / 2
+        out.append(f'<text class="stage" x="{x:.0f}" y="22" text-anchor="middle">'
+                   f"{escape(name)}</text>")
+    where = {n.key: n for n in nodes}
+    for e in edges:
+        a, b = where.get(e.source), where.get(e.target)
+        if a is None or b is None:
+            continue
+        x1, y1 = a.x + WIDTH, a.y + HEIGHT / 2
+        x2, y2 = b.x, b.y + HEIGHT / 2
+        if b.stage <= a.stage:  # same or earlier column: loop around the right-hand side
+            x2 = b.x + WIDTH
+            bend = 40.0
+            d = f"M{x1:.0f},{y1:.0f} C{x1 + bend:.0f},{y1:.0f} {x2 + bend:.0f},{y2:.0f} " \
+                f"{x2:.0f},{y2:.0f}"
+        else:
+            dx = (x2 - x1) / 2
+            d = f"M{x1:.0f},{y1:.0f} C{x1 + dx:.0f},{y1:.0f} {x2 - dx:.0f},{y2:.0f} " \
+                f"{x2:.0f},{y2:.0f}"
+        cls = "edge open" if e.open_end else "edge"
+        out.append(f'<path class="{cls}" d="{d}" marker-end="url(#mechnb-arrow)"/>')
+    for n in nodes:
+        cls = "node" + (" open" if n.open_end else "") + (" ghost" if n.ghost else "")
+        attrs = f' data-mechnb-cell-index="{n.cell}"' if n.cell is not None else ""
+        tip = "\n".join([f"cell {n.cell}" if n.cell is not None else "missing", *n.notes])
+        out.append(f'<g class="{cls}"{attrs}><title>{escape(tip)}</title>'
+                   f'<rect x="{n.x:.0f}" y="{n.y:.0f}" width="{WIDTH}" height="{HEIGHT}" '
+                   f'rx="6"/>'
+                   f'<text class="head" x="{n.x + 8:.0f}" y="{n.y + 16:.0f}">'
+                   f"{escape(_snippet(n.title, 28))}</text>"
+                   f'<text class="label" x="{n.x + 8:.0f}" y="{n.y + 32:.0f}">'
+                   f"{escape(_snippet(n.label, 30))}</text>"
+                   f'<text class="sub" x="{n.x + 8:.0f}" y="{n.y + 48:.0f}">'
+                   f"{escape(n.subtitle)}</text></g>")
+    legend_y = height - 8
+    out.append(f'<text class="legend" x="{LEFT}" y="{legend_y}">red dashed = open end of the '
+               f"argument (hover a box for the finding)</text>")
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def argument_map_svg(paper: Paper, findings: Sequence[Finding]) -> str:
+    """The argument map of ``paper`` as an SVG string (``findings`` mark the open ends)."""
+    nodes, edges = build_graph(paper, findings)
+    return render_svg(nodes, edges, paper.meta.title or paper.display_name)
+
+
+def write_argument_map(paper: Paper, findings: Sequence[Finding],
+                       path: str | os.PathLike[str]) -> Path:
+    """Write the SVG atomically to ``path``; raises ``OSError`` if it cannot."""
+    target = Path(path)
+    svg = argument_map_svg(paper, findings)
+    fd, tmp = tempfile.mkstemp(prefix=".mechnb-map-", suffix=".svg",
+                               dir=target.parent if str(target.parent) else ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(svg)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target

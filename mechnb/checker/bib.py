@@ -1,0 +1,43 @@
+"""The citation keys of a BibTeX file, read with one regular expression (no BibTeX parser)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+_ENTRY = re.compile(r"@\s*([A-Za-z]+)\s*[{(]\s*([^,\s{}()]+)\s*,")
+_NOT_ENTRIES = frozenset({"comment", "string", "preamble"})
+
+
+def bib_keys_from_text(text: str) -> frozenset[str]:
+    """Every entry key in BibTeX ``text`` (``@string``/``@comment``/``@preamble`` skipped)."""
+    return frozenset(m.group(2) for m in _ENTRY.finditer(text)
+                     if m.group(1).lower() not in _NOT_ENTRIES)
+
+
+@lru_cache(maxsize=32)
+def _cached(path: str, mtime_ns: int, size: int) -> frozenset[str]:
+    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    return bib_keys_from_text(text)
+
+
+def bib_keys(path: Path) -> frozenset[str]:
+    """The keys of the .bib file at ``path`` (cached by modification time); raises ``OSError``."""
+    stat = path.stat()
+    return _cached(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+def bibliography_paths(value: str, notebook: Path | None) -> list[Path]:
+    """The .bib files named by ``metadata.mechnb.bibliography`` (comma-separated), resolved."""
+    base = notebook.parent if notebook is not None else Path.cwd()
+    paths = []
+    for part in value.split(","):
+        name = part.strip()
+        if not name:
+            continue
+        p = Path(name).expanduser()
+        if not p.suffix:
+            p = p.with_suffix(".bib")
+        paths.append(p if p.is_absolute() else base / p)
+    return paths

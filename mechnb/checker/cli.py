@@ -1,0 +1,75 @@
+"""``mechnb check NOTEBOOK [--format text|json] [--strict] [--map FILE.svg] [--rules]``.
+
+Exit codes: 0 no errors (with ``--strict``: no errors and no warnings), 1 findings that fail,
+2 the notebook cannot be read or the arguments are wrong. Only argparse is imported at module
+level: ``mechnb <anything>`` imports every subcommand module.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+HELP = "run the closing-loop checks on a notebook (exit 1 on errors)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``mechnb check``."""
+    parser.add_argument("notebook", nargs="?", help="the .ipynb paper to check")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text (one finding per line, default) or json (a list of objects)")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 1 on warnings too, not only on errors")
+    parser.add_argument("--map", metavar="FILE.svg",
+                        help="also write the argument map (an SVG picture of the argument)")
+    parser.add_argument("--rules", action="store_true",
+                        help="list every rule (code, name, severity, what to do) and exit")
+
+
+def exit_code(findings: list[object], strict: bool) -> int:
+    """1 if any finding is an error (or a warning under ``strict``), else 0."""
+    from ..findings import Severity
+
+    failing = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
+    return 1 if any(getattr(f, "severity", None) in failing for f in findings) else 0
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run ``mechnb check``; prints findings to ``out`` and problems to ``err``."""
+    import json
+
+    from ..errors import NotebookReadError
+    from . import check
+    from .report import rule_table_text, summary_line
+
+    if args.rules:
+        out.write(rule_table_text() + "\n")
+        return 0
+    if not args.notebook:
+        err.write("mechnb check: give the notebook to check, e.g. `mechnb check paper.ipynb`\n")
+        return 2
+    from ..notebook import read_paper
+
+    try:
+        paper = read_paper(args.notebook)
+    except NotebookReadError as exc:
+        err.write(f"mechnb check: {exc}\n")
+        return 2
+    findings = check(paper)
+    if args.format == "json":
+        out.write(json.dumps([f.to_json() for f in findings], ensure_ascii=False, indent=1))
+        out.write("\n")
+    else:
+        for f in findings:
+            out.write(f.format(args.notebook) + "\n")
+        out.write(summary_line(args.notebook, findings) + "\n")
+    if args.map:
+        from .argmap import write_argument_map
+
+        try:
+            write_argument_map(paper, findings, args.map)
+        except OSError as exc:
+            err.write(f"mechnb check: cannot write the argument map {args.map}: "
+                      f"{exc.strerror or exc}\n")
+            return 2
+    return exit_code(list(findings), args.strict)

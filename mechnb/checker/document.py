@@ -1,0 +1,266 @@
+"""``Document``: a ``Paper`` plus what the rules need to know about it, each computed once.
+
+Every property is lazy (``cached_property``), so a disabled rule costs nothing. Positions are
+kept as offsets into the cell source and turned into line/column only for findings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property
+
+from ..findings import Finding, Severity
+from ..notebook import Cell, Paper
+from ..roles import get_role, with_obligation
+from .texscan import ScannedText, scan_markdown
+
+REF_COMMANDS = ("ref", "eqref", "cref", "Cref", "autoref", "pageref", "nameref", "vref", "Vref",
+                "cpageref", "labelcref", "crefrange", "Crefrange", "subref")
+CITE_COMMANDS = ("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear",
+                 "citeyearpar", "Citet", "Citep", "parencite", "textcite", "autocite",
+                 "footcite", "nocite")
+_REF = re.compile(r"\\(" + "|".join(REF_COMMANDS) + r")\*?\{([^{}]*)\}")
+_LABEL = re.compile(r"\\label\{([^{}]*)\}")
+_CITE = re.compile(r"\\(" + "|".join(CITE_COMMANDS) + r")\*?(?:\[[^\]]*\]){0,2}\{([^{}]*)\}")
+_PANDOC_GROUP = re.compile(r"\[([^\[\]\n]*@[^\[\]\n]*)\]")
+_PANDOC_KEY = re.compile(r"(?:^|[\s;\-])@([A-Za-z0-9_][\w:.#$%&+?<>~/-]*)")
+_IMAGE_MIME = ("image/png", "image/jpeg", "image/svg+xml", "application/pdf", "image/gif")
+_PROOF_POINTER = re.compile(r"(?i)\bproofs?\b|证明")
+_POINTER_TARGET = re.compile(r"(?i)\\(?:ref|cref|Cref|autoref)\{|\bappendix\b|附录|deferred")
+
+STATEMENT_BOUNDARY = frozenset(
+    {"theorem", "lemma", "proposition", "corollary", "claim", "definition", "assumption",
+     "setup", "question", "formula", "appendix"})
+"""Roles that start a new formal block: an interpretation must come before the next of these."""
+
+MAIN_LABELS = ("thm:main", "theorem:main", "thm:main-result")
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """Where a name (label, reference, citation key) occurs."""
+
+    name: str
+    cell: int
+    offset: int | None = None
+    """Offset in the cell source; ``None`` for metadata (label, caption, title)."""
+    command: str = ""
+    """``label`` / the ``\\ref``-like command / the cite command / ``metadata``."""
+
+
+class Document:
+    """The paper being checked, with shared, lazily computed facts about it."""
+
+    def __init__(self, paper: Paper, config_problems: tuple[tuple[str, str], ...] = ()) -> None:
+        self.paper = paper
+        self.cells = paper.cells
+        self.config_problems = config_problems
+        """``(where, message)`` for unusable configuration entries."""
+
+    # ---- cells -----------------------------------------------------------------------------
+    def exported(self, cell: Cell) -> bool:
+        """True for cells that reach the paper (``note`` cells never do)."""
+        return cell.role != "note"
+
+    @cached_property
+    def scans(self) -> dict[int, ScannedText]:
+        """Scanned text of every exported markdown cell."""
+        return {c.index: scan_markdown(c.source) for c in self.cells
+                if c.is_markdown and self.exported(c) and c.source}
+
+    @cached_property
+    def raw_tex(self) -> dict[int, str]:
+        """Source of every exported raw cell (passed to LaTeX as written)."""
+        return {c.index: c.source for c in self.cells
+                if c.cell_type == "raw" and self.exported(c) and c.source}
+
+    def tex_texts(self, cell: int) -> list[tuple[int, str]]:
+        """``(offset, text)`` pieces of a cell that reach LaTeX as TeX or prose (no code)."""
+        scan = self.scans.get(cell)
+        if scan is not None:
+            return [(s.start, scan.source[s.start:s.end]) for s in scan.spans
+                    if s.kind != "code"]
+        raw = self.raw_tex.get(cell)
+        return [(0, raw)] if raw is not None else []
+
+    def metadata_texts(self, cell: Cell) -> list[str]:
+        """Caption and title of a cell (they reach LaTeX too)."""
+        return [t for t in (cell.caption, cell.title) if t]
+
+    @cached_property
+    def appendix_start(self) -> int:
+        """Index of the first ``appendix`` cell (or the number of cells if none)."""
+        return next((c.index for c in self.cells if c.role == "appendix"), len(self.cells))
+
+    def in_main_text(self, cell: Cell) -> bool:
+        """True for cells before the appendix."""
+        return cell.index < self.appendix_start
+
+    def roles_present(self) -> set[str]:
+        """Every role used by some cell."""
+        return {c.role for c in self.cells if c.role}
+
+    def has_figure(self, cell: Cell) -> bool:
+        """True if the cell becomes a figure: a ``figure`` cell, or image outputs."""
+        if cell.role == "figure":
+            return True
+        return any(isinstance(o.get("data"), dict) and any(m in o["data"] for m in _IMAGE_MIME)
+                   for o in cell.outputs)
+
+    # ---- labels, references, citations ----------------------------------------------------
+    @cached_property
+    def label_sites(self) -> dict[str, list[Site]]:
+        """Label → where it is defined (metadata labels first, then ``\\label{}`` in text)."""
+        sites: dict[str, list[Site]] = {}
+        for c in self.cells:
+            if c.label and self.exported(c):
+                sites.setdefault(c.label, []).append(Site(c.label, c.index, None, "metadata"))
+        for c in self.cells:
+            for offset, text in self.tex_texts(c.index):
+                for m in _LABEL.finditer(text):
+                    name = m.group(1).strip()
+                    sites.setdefault(name, []).append(
+                        Site(name, c.index, offset + m.start(), "label"))
+        return sites
+
+    @cached_property
+    def labels(self) -> frozenset[str]:
+        """Every defined label."""
+        return frozenset(self.label_sites)
+
+    @cached_property
+    def references(self) -> list[Site]:
+        """Every ``\\ref``-like reference (one site per label in ``\\cref{a,b}``)."""
+        out: list[Site] = []
+        for c in self.cells:
+            for offset, text in self.tex_texts(c.index):
+                for m in _REF.finditer(text):
+                    for name in m.group(2).split(","):
+                        out.append(Site(name.strip(), c.index, offset + m.start(), m.group(1)))
+            if self.exported(c):
+                for text in self.metadata_texts(c):
+                    for m in _REF.finditer(text):
+                        out.extend(Site(n.strip(), c.index, None, m.group(1))
+                                   for n in m.group(2).split(","))
+        return out
+
+    @cached_property
+    def referenced(self) -> dict[str, set[int]]:
+        """Label → cells that reference it."""
+        out: dict[str, set[int]] = {}
+        for site in self.references:
+            out.setdefault(site.name, set()).add(site.cell)
+        return out
+
+    @cached_property
+    def citations(self) -> list[Site]:
+        """Every citation key (``\\cite{a,b}`` and pandoc ``[@a; @b]``)."""
+        out: list[Site] = []
+        for c in self.cells:
+            pieces: list[tuple[int | None, str]] = list(self.tex_texts(c.index))
+            if self.exported(c):
+                pieces += [(None, t) for t in self.metadata_texts(c)]
+            for offset, text in pieces:
+                for m in _CITE.finditer(text):
+                    for key in m.group(2).split(","):
+                        key = key.strip()
+                        if key and key != "*":
+                            at = None if offset is None else offset + m.start()
+                            out.append(Site(key, c.index, at, m.group(1)))
+                if "@" not in text:
+                    continue
+                for g in _PANDOC_GROUP.finditer(text):
+                    for k in _PANDOC_KEY.finditer(g.group(1)):
+                        key = k.group(1).rstrip(".:,;")
+                        at = None if offset is None else offset + g.start()
+                        out.append(Site(key, c.index, at, "pandoc"))
+        return out
+
+    # ---- the argument's structure --------------------------------------------------------
+    @cached_property
+    def main_theorem(self) -> Cell | None:
+        """The cell labelled ``thm:main``, else the first theorem in the main text."""
+        for c in self.cells:
+            if c.role == "theorem" and c.label in MAIN_LABELS:
+                return c
+        theorems = self.paper.cells_with_role("theorem")
+        main = [c for c in theorems if self.in_main_text(c)]
+        candidates = main or theorems
+        return candidates[0] if candidates else None
+
+    def block_after(self, cell: Cell) -> list[Cell]:
+        """The cells after ``cell`` up to (not including) the next formal block."""
+        out: list[Cell] = []
+        for c in self.cells[cell.index + 1:]:
+            if c.role in STATEMENT_BOUNDARY:
+                break
+            out.append(c)
+        return out
+
+    @cached_property
+    def validated_by(self) -> dict[str, list[Cell]]:
+        """Label → cells whose ``validates`` names it."""
+        out: dict[str, list[Cell]] = {}
+        for c in self.cells:
+            for label in c.validates:
+                out.setdefault(label, []).append(c)
+        return out
+
+    def closure_of(self, cell: Cell) -> list[Cell]:
+        """The proofs / experiments that close ``cell`` (empty when the statement is open)."""
+        found: list[Cell] = []
+        if cell.label:
+            found += [c for c in self.validated_by.get(cell.label, []) if c is not cell]
+            found += [c for c in self.cells if c.role == "proof" and c not in found and (
+                c.index in self.referenced.get(cell.label, ()) or cell.label in (c.title or ""))]
+        for c in self.block_after(cell):
+            if c in found:
+                continue
+            if c.role == "proof":
+                found.append(c)
+            elif c.is_markdown and c.role not in ("note",) and _PROOF_POINTER.search(c.source) \
+                    and _POINTER_TARGET.search(c.source):
+                found.append(c)  # "the proof is in Appendix \ref{app:proofs}"
+        return sorted(found, key=lambda c: c.index)
+
+    def interpretation_of(self, cell: Cell) -> Cell | None:
+        """The ``interpretation`` cell that follows ``cell`` within its block, if any."""
+        return next((c for c in self.block_after(cell) if c.role == "interpretation"), None)
+
+    # ---- finding construction -------------------------------------------------------------
+    def position(self, cell: int | None, offset: int | None) -> tuple[int | None, int | None]:
+        """(line, column) of ``offset`` in ``cell``'s source, or (None, None)."""
+        if cell is None or offset is None:
+            return None, None
+        scan = self.scans.get(cell)
+        if scan is None:
+            scan = ScannedText(self.cells[cell].source)
+        return scan.position(offset)
+
+    def cell_id(self, cell: int | None) -> str | None:
+        """The nbformat id of cell ``cell``."""
+        return self.cells[cell].id if cell is not None and 0 <= cell < len(self.cells) else None
+
+
+def finding(doc: Document, code: str, name: str, severity: Severity, message: str,
+            cell: int | None = None, offset: int | None = None,
+            labels: Iterable[str] = ()) -> Finding:
+    """A ``Finding`` located at ``offset`` in ``cell`` (line/column/cell id filled in)."""
+    line, column = doc.position(cell, offset)
+    return Finding(code=code, name=name, severity=severity, message=message, cell=cell,
+                   line=line, column=column, labels=tuple(labels), cell_id=doc.cell_id(cell))
+
+
+def obligation_roles(obligation: str) -> list[str]:
+    """Names of the roles with ``obligation`` in the role registry."""
+    return [r.name for r in with_obligation(obligation)]
+
+
+def role_display(role: str | None) -> str:
+    """How a role is named in messages."""
+    if role is None:
+        return "cell"
+    r = get_role(role)
+    return f"`{role}`" if r else role

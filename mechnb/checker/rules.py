@@ -1,0 +1,222 @@
+"""``RULES``: the ordered registry of closing-loop checks (codes are stable; never reuse one)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+
+from ..findings import Finding, Severity
+from ..notebook import FORMAT_FINDINGS
+from . import references, structure, symbols, text
+from .document import Document
+from .rule import Rule
+
+E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+CheckFn = Callable[[Document, Rule], Iterable[Finding]]
+
+
+def _reading(code: str) -> CheckFn:
+    """Findings of this code made while reading the notebook (``Paper.findings``)."""
+
+    def check(doc: Document, rule: Rule) -> Iterator[Finding]:
+        for f in doc.paper.findings:
+            if f.code == code:
+                yield f
+
+    return check
+
+
+def _config(doc: Document, rule: Rule) -> Iterator[Finding]:
+    for where, message in doc.config_problems:
+        yield rule.at(doc, f"{where}: {message}")
+
+
+_READING_DOCS = {
+    "unknown-role": ("Use a role from the vocabulary (`mechnb roles`).",
+                     "A cell's `metadata.mechnb.role` or `mech:<role>` tag names no known role; "
+                     "the cell is treated as plain text."),
+    "malformed-cell-metadata": ("Fix the cell's `metadata.mechnb` fields' types.",
+                                "A field of `metadata.mechnb` (or `tags`) has the wrong type "
+                                "and is ignored."),
+    "malformed-notebook-metadata": ("Fix the notebook's `metadata.mechnb` fields.",
+                                    "A field of the notebook's `metadata.mechnb` has the wrong "
+                                    "type or value and is ignored."),
+    "duplicate-label": ("Give each cell its own label.",
+                        "Two cells declare the same `metadata.mechnb.label`."),
+    "conflicting-role": ("Make the role metadata and the `mech:` tag agree.",
+                         "`metadata.mechnb.role` and the `mech:<role>` tag disagree; the "
+                         "metadata wins."),
+}
+
+
+def _r(code: str, name: str, severity: Severity, summary: str, doc: str, check: CheckFn,
+       obligation: str | None = None, group: str = "argument") -> Rule:
+    return Rule(code, name, severity, summary, doc, check, obligation, group)
+
+
+RULES: tuple[Rule, ...] = (
+    _r("MECH001", "missing-required-role", E,
+       "Add the missing gap / lens / limitations cell.",
+       "The paper must state a `gap`, a `lens` and its `limitations` (every role whose "
+       "registry obligations include `paper-requires`).",
+       structure.check_required_roles, "paper-requires"),
+    _r("MECH002", "missing-validation", E,
+       "Add a proof or an experiment that closes the loop.",
+       "A mechanism paper validates its claims: at least one `proof` or `experiment` cell.",
+       structure.check_validation),
+    _r("MECH003", "theorem-without-interpretation", E,
+       "Add an `interpretation` cell after the statement.",
+       "Every theorem / lemma / proposition / claim (obligation `needs-interpretation`) in the "
+       "main text is followed by an `interpretation` cell before the next formal block "
+       "(theorem-like, definition, assumption, setup, question, formula or appendix cell).",
+       structure.check_interpretation, "needs-interpretation"),
+    _r("MECH004", "unclosed-statement", E,
+       "Add a proof (or pointer to one) or an experiment that validates it.",
+       "Every theorem / claim (obligation `needs-closure`) is closed by a `proof` cell in its "
+       "block, a proof anywhere that references or names its label, a sentence in its block "
+       "pointing to the proof (\"proof in Appendix \\ref{…}\"), or a cell whose `validates` "
+       "names it.",
+       structure.check_closure, "needs-closure"),
+    _r("MECH005", "limitations-not-at-end", W,
+       "Move the limitations to the end of the main text.",
+       "The main text ends with its limitations (obligation `paper-ends-with`): after the last "
+       "`limitations` cell and before the appendix only `conclusion`, `future`, `note` and "
+       "cells without a role may follow.",
+       structure.check_ends_with, "paper-ends-with"),
+    _r("MECH006", "missing-intervention", W,
+       "Add an experiment with `kind: intervention`.",
+       "A mechanism paper (`paper_type` dynamics or failure, or an untyped paper with a "
+       "`mechanism` cell) has at least one experiment of kind `intervention`: change only the "
+       "claimed mechanism and watch the phenomenon vanish or return.",
+       structure.check_intervention),
+    _r("MECH007", "experiment-not-run", W,
+       "Run the experiment so its outputs are saved.",
+       "An experiment code cell that validates something (obligation `needs-run`) has outputs.",
+       structure.check_run, "needs-run"),
+    _r("MECH008", "missing-caption", W,
+       "Set `metadata.mechnb.caption`.",
+       "A `figure` cell, or an `experiment` with image outputs (obligation `needs-caption`), "
+       "has a caption.",
+       structure.check_caption, "needs-caption"),
+    _r("MECH009", "caption-names-nothing", W,
+       "Name the validated label in the caption.",
+       "A figure's caption names what it validates: one of its `validates` labels (or that "
+       "cell's title); a `figure` cell without `validates` at least references a label.",
+       structure.check_caption_names, "needs-caption"),
+    _r("MECH010", "formula-without-motivation", W,
+       "Add a sentence before the equation saying why it is needed.",
+       "A key equation (the first display in a `formula` cell, or a labelled display in "
+       "narrative/setup/mechanism text) has a sentence of prose before it, in its cell or the "
+       "previous one (obligation `needs-motivation`).",
+       structure.check_motivation, "needs-motivation"),
+    _r("MECH011", "formula-without-symbol-explanation", W,
+       "Add \"Here, $X$ denotes …\" after the equation.",
+       "A key equation is followed, in its cell or the next one, by a symbol explanation "
+       "(\"here\", \"where\", \"denotes\", \"其中\", \"表示\"…; obligation "
+       "`needs-symbol-explanation`).",
+       structure.check_symbol_explanation, "needs-symbol-explanation"),
+    _r("MECH012", "defined-after-main-theorem", W,
+       "Move the question / setup / used definition before the main theorem.",
+       "The main theorem is the theorem labelled `thm:main`, else the first theorem. `question` "
+       "and `setup` cells, and definitions/assumptions it references, come before it "
+       "(obligation `before-main-theorem`).",
+       structure.check_before_main_theorem, "before-main-theorem"),
+    _r("MECH013", "undefined-theorem-symbol", INFO,
+       "Introduce the symbol in a setup or definition cell before the main theorem.",
+       "Best effort: single-letter and Greek symbols in the main theorem's math that no earlier "
+       "cell's math mentions (symbols the theorem binds itself — \"Let $k$\", \"for any "
+       "$\\epsilon$\", `\\forall x` — and `e i d O o \\pi \\Theta \\Omega` are skipped).",
+       symbols.check_theorem_symbols),
+    _r("MECH014", "duplicate-tex-label", E,
+       "Rename one of the two labels.",
+       "A `\\label{}` in the text repeats another label (cell labels or `\\label`s); a `\\label` "
+       "repeating its own cell's label is fine.",
+       references.check_duplicate_labels, group="references"),
+    _r("MECH015", "unresolved-reference", E,
+       "Fix the label name or define the label.",
+       "Every `\\ref`/`\\eqref`/`\\cref`/`\\Cref`/`\\autoref`/`\\pageref` (also in captions) names "
+       "a label defined by a cell's metadata or a `\\label{}` in an exported cell.",
+       references.check_references, group="references"),
+    _r("MECH016", "missing-bibliography", E,
+       "Point `metadata.mechnb.bibliography` at an existing .bib.",
+       "The .bib named in the notebook metadata (relative to the notebook; comma-separated for "
+       "several) exists, and a paper that cites anything names one.",
+       references.check_bibliography, group="references"),
+    _r("MECH017", "unresolved-citation", E,
+       "Add the key to the .bib or fix it.",
+       "Every `\\cite…{}` key and pandoc `[@key]` is in the notebook's .bib.",
+       references.check_citations, group="references"),
+    _r("MECH018", "validates-unknown-label", E,
+       "Make `validates` name an existing label.",
+       "Every label in a cell's `validates` is defined somewhere in the notebook.",
+       structure.check_validates_known, group="references"),
+    _r("MECH019", "validates-nothing", W,
+       "Set `validates` to the label the experiment supports.",
+       "Every `experiment` cell declares in `metadata.mechnb.validates` what it validates.",
+       structure.check_validates_something),
+    _r("MECH020", "figure-never-referenced", W,
+       "Label the figure and reference it with \\cref.",
+       "Every figure (a `figure` cell or an experiment with image outputs) has a label that the "
+       "text references.",
+       structure.check_figure_referenced, group="references"),
+    _r("MECH021", "unbalanced-tex", E,
+       "Balance the braces, `$`/`$$` or environments at the reported places.",
+       "mechnb's own scanner checks markdown math: `$`, `$$`, `\\[ \\]`, bare amsmath "
+       "environments, and inside math braces, `\\begin`/`\\end`, `\\left`/`\\right`; prose "
+       "environments must nest. The message gives the line of both ends.",
+       text.check_balanced, group="tex"),
+    _r("MECH022", "dangerous-tex", E,
+       "Remove the command; keep the paper self-contained.",
+       "TeX that could reach outside the paper: `\\write18`, `\\immediate\\write`, `\\openout`, "
+       "`\\openin`, `\\directlua`, and `\\input`/`\\include`/`\\includegraphics`-like commands "
+       "with an absolute, `~`, `..` or `|pipe` path (markdown, raw cells, captions).",
+       text.check_dangerous, group="tex"),
+    _r("MECH023", "hard-coded-reference", W,
+       "Use \\cref{label} instead of the number.",
+       "Prose says \"Figure 3\", \"Section 2\", \"Theorem 1\", \"Eq. (4)\", \"图 3\", \"第 2 节\"… "
+       "(not when followed by \"of \\cite…\"); numbers change when the paper is reordered.",
+       text.check_hard_coded, group="text"),
+    _r("MECH024", "todo-left", W,
+       "Finish it, or move it to a `note` cell.",
+       "TODO / FIXME / XXX / TBD (or 待补充 / 待完成 / 待定) in exported prose, captions or "
+       "titles.",
+       text.check_todo, group="text"),
+    _r("MECH025", "unfilled-placeholder", W,
+       "Replace the template slot with your text.",
+       "A bracketed word slot from a template (`[phenomenon]`, `[model class]`, `[现象]`) in "
+       "prose, a caption or the title. Not flagged: math, code, links `[t](u)`, reference "
+       "links, citations `[@k]`, intervals `[0,1]`/`[a, b]`, anything with digits or TeX.",
+       text.check_placeholders, group="text"),
+    _r("MECH026", "no-boxed-question", INFO,
+       "State the research question with `%mech question`.",
+       "The paper has a `question` cell (a boxed research question ending the introduction).",
+       structure.check_question),
+    _r("MECH027", "no-contributions", INFO,
+       "List the contributions with `%mech contributions`.",
+       "The paper has a `contributions` cell.",
+       structure.check_contributions),
+    _r("MECH028", "invalid-config", W,
+       "Fix the `[tool.mechnb]` or `metadata.mechnb.checks` entry.",
+       "A configuration entry names an unknown rule or severity, or the pyproject.toml cannot "
+       "be read; the entry is ignored.",
+       _config, group="format"),
+    *(_r(code, slug, severity, _READING_DOCS[slug][0], _READING_DOCS[slug][1], _reading(code),
+         group="format")
+      for slug, (code, severity) in FORMAT_FINDINGS.items()),
+)
+"""Every rule, in the order they run and are documented."""
+
+RULES_BY_CODE: dict[str, Rule] = {r.code: r for r in RULES}
+
+
+def rule_names() -> dict[str, str]:
+    """Lower-case code or slug → code (for configuration and suppression tags)."""
+    names = {r.code.lower(): r.code for r in RULES}
+    names.update({r.name.lower(): r.code for r in RULES})
+    return names
+
+
+def find_rule(code_or_name: str) -> Rule | None:
+    """The rule with this code or slug (case-insensitive)."""
+    code = rule_names().get(code_or_name.lower())
+    return RULES_BY_CODE.get(code) if code else None

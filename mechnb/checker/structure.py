@@ -1,0 +1,293 @@
+"""Rules about the argument's shape: gap → lens → statements → interpretation → validation."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from ..findings import Finding
+from ..roles import get_role
+from .document import STATEMENT_BOUNDARY, Document, obligation_roles
+
+if TYPE_CHECKING:
+    from .rule import Rule
+
+MECHANISM_PAPER_TYPES = ("dynamics", "failure")
+TRAILING_ROLES = frozenset({"future", "conclusion", "note", "limitations", "appendix"})
+"""Roles allowed after the limitations at the end of the main text."""
+KEY_EQUATION_ROLES = frozenset(
+    {None, "formula", "setup", "mechanism", "lens", "result", "remark", "context", "implication"})
+"""Roles whose labelled display equations are key equations (not statements or proofs)."""
+_HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[^\n]*$")
+_WORD = re.compile(r"[A-Za-z]{2,}|[\u3400-\u9fff]")
+_SYMBOL_EXPLANATION = re.compile(
+    r"(?i)\b(?:here|where|denotes?|denoting|stands? for|represents?|is the|are the|we write|"
+    r"is a|with)\b|其中|表示|这里|此处|记为|代表")
+
+
+def _one(doc: Document, rule: Rule, message: str, cell: int | None = None,
+         labels: tuple[str, ...] = ()) -> Finding:
+    return rule.at(doc, message, cell, None, labels)
+
+
+def check_required_roles(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """``paper-requires``: the paper has a cell of each required role."""
+    present = doc.roles_present()
+    for name in obligation_roles("paper-requires"):
+        if name not in present:
+            role = get_role(name)
+            purpose = role.purpose_en.rstrip(".") if role else name
+            yield _one(doc, rule, f"the paper has no `{name}` cell ({purpose.lower()}); add one "
+                                  f"with `%mech {name}`")
+
+
+def check_validation(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """The paper closes its loop somewhere: a proof or an experiment."""
+    if not doc.paper.cells_with_role("proof", "experiment"):
+        yield _one(doc, rule, "the paper has no validation: add a `proof` or an `experiment` "
+                              "(`%mech validate <label>`) that closes the loop")
+
+
+def check_interpretation(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """``needs-interpretation``: an interpretation follows before the next formal block."""
+    roles = set(obligation_roles("needs-interpretation"))
+    for c in doc.cells:
+        if c.role in roles and doc.in_main_text(c) and doc.interpretation_of(c) is None:
+            name = f"{c.role} {c.label}" if c.label else c.role
+            yield _one(doc, rule, f"{name} has no `interpretation` cell after it (before the "
+                                  f"next formal block); say in plain words what it means "
+                                  f"(`%mech interpretation`)", c.index,
+                       (c.label,) if c.label else ())
+
+
+def check_closure(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """``needs-closure``: a proof, a proof pointer, or an experiment that validates it."""
+    roles = set(obligation_roles("needs-closure"))
+    for c in doc.cells:
+        if c.role in roles and not doc.closure_of(c):
+            name = f"{c.role} {c.label}" if c.label else f"this {c.role}"
+            how = (f"`%mech validate {c.label}`" if c.label
+                   else "give it a label and `%mech validate <label>`")
+            yield _one(doc, rule, f"{name} is never closed: add a `proof` after it (or point to "
+                                  f"one in the appendix), or an experiment that validates it "
+                                  f"({how})", c.index, (c.label,) if c.label else ())
+
+
+def check_ends_with(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """``paper-ends-with``: nothing but future work / conclusion after the limitations."""
+    for name in obligation_roles("paper-ends-with"):
+        cells = doc.paper.cells_with_role(name)
+        if not cells:
+            continue  # a missing role is reported by missing-required-role
+        last = cells[-1]
+        if not doc.in_main_text(last):
+            continue
+        for c in doc.cells[last.index + 1:doc.appendix_start]:
+            if c.role and c.role not in TRAILING_ROLES:
+                yield _one(doc, rule, f"the `{c.role}` cell comes after the `{name}` (cell "
+                                      f"{last.index}); the main text should end with its "
+                                      f"{name} — move one of them", c.index)
+                break
+
+
+def is_mechanism_paper(doc: Document) -> bool:
+    """Dynamics / failure papers, or untyped papers with a ``mechanism`` cell."""
+    ptype = doc.paper.meta.paper_type
+    if ptype is not None:
+        return ptype in MECHANISM_PAPER_TYPES
+    return bool(doc.paper.cells_with_role("mechanism"))
+
+
+def check_intervention(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """A mechanism paper should change only the mechanism and watch the phenomenon move."""
+    if not is_mechanism_paper(doc):
+        return
+    if any(c.kind == "intervention" for c in doc.paper.cells_with_role("experiment")):
+        return
+    yield _one(doc, rule, "this mechanism paper has no intervention experiment: change only the "
+                          "claimed mechanism, keep the rest fixed, and show the phenomenon vanish "
+                          "or return (`%mech validate <label> --kind intervention`)")
+
+
+def check_run(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """``needs-run``: experiment code cells that validate something have outputs."""
+    roles = set(obligation_roles("needs-run"))
+    for c in doc.cells:
+        if c.role in roles and c.cell_type == "code" and c.validates and not c.outputs:
+            ran = "ran but shows no output" if c.execution_count else "has not been run"
+            yield _one(doc, rule, f"this experiment validates {', '.join(c.validates)} but {ran}; "
+                                  f"run it so the evidence is in the notebook", c.index,
+                       c.validates)
+
+
+def check_caption(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """``needs-caption``: cells that become figures have a caption."""
+    roles = set(obligation_roles("needs-caption"))
+    for c in doc.cells:
+        if c.role in roles and doc.has_figure(c) and not (c.caption or "").strip():
+            yield _one(doc, rule, "this figure has no caption; set `metadata.mechnb.caption` to "
+                                  "a sentence that says what it shows and what it validates",
+                       c.index, (c.label,) if c.label else ())
+
+
+def check_caption_names(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """``needs-caption``: the caption names what the figure validates."""
+    roles = set(obligation_roles("needs-caption"))
+    for c in doc.cells:
+        caption = (c.caption or "").strip()
+        if c.role not in roles or not caption or not doc.has_figure(c):
+            continue
+        if c.validates:
+            names = list(c.validates)
+            for label in c.validates:
+                target = doc.paper.labels().get(label)
+                if target is not None and target.title:
+                    names.append(target.title)
+            low = caption.lower()
+            if any(n.lower() in low for n in names):
+                continue
+            yield _one(doc, rule, f"the caption does not name what the figure validates "
+                                  f"({', '.join(c.validates)}); add e.g. "
+                                  f"\"validates \\cref{{{c.validates[0]}}}\"", c.index,
+                       c.validates)
+        elif c.role == "figure" and "\\" not in caption:
+            yield _one(doc, rule, "the caption does not say what this figure validates; add "
+                                  "`validates` to its metadata and name it in the caption "
+                                  "(\"… as predicted by \\cref{thm:main}\")", c.index)
+
+
+def _sentences(text: str) -> bool:
+    """True if ``text`` (prose) holds at least a short sentence (3 words or 6 CJK characters)."""
+    text = _HEADING.sub("", text)
+    words = _WORD.findall(text)
+    latin = sum(1 for w in words if len(w) > 1)
+    return latin >= 3 or len(words) - latin >= 6
+
+
+def key_equations(doc: Document) -> Iterator[tuple[int, int, int, str | None]]:
+    """``(cell, start, end, label)`` of every key display equation."""
+    formula_roles = set(obligation_roles("needs-motivation")) | set(
+        obligation_roles("needs-symbol-explanation"))
+    for idx, scan in doc.scans.items():
+        cell = doc.cells[idx]
+        is_formula = cell.role in formula_roles
+        if not is_formula and (cell.role not in KEY_EQUATION_ROLES or not doc.in_main_text(cell)):
+            continue
+        displays = [s for s in scan.spans if s.kind == "math" and s.display]
+        for k, span in enumerate(displays):
+            body = scan.source[span.start:span.end]
+            label = None
+            if "\\label{" in body:
+                label = body.split("\\label{", 1)[1].split("}", 1)[0].strip()
+            if label is None and not (is_formula and k == 0):
+                continue
+            yield idx, span.start, span.end, label or cell.label
+
+
+def _prose(doc: Document, cell: int, start: int, end: int) -> str:
+    scan = doc.scans.get(cell)
+    if scan is None:
+        return ""
+    return " ".join(scan.source[max(s.start, start):min(s.end, end)] for s in scan.spans
+                    if s.kind == "prose" and s.end > start and s.start < end)
+
+
+def _neighbour_prose(doc: Document, cell: int, step: int) -> str:
+    """Prose of the nearest exported cell before/after ``cell`` that is not a formal block."""
+    j = cell + step
+    while 0 <= j < len(doc.cells):
+        c = doc.cells[j]
+        if c.role == "note" or (not c.source.strip()):
+            j += step
+            continue
+        if not c.is_markdown or c.role in STATEMENT_BOUNDARY or c.role == "proof":
+            return ""
+        return _prose(doc, j, 0, len(c.source))
+    return ""
+
+
+def check_motivation(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """``needs-motivation``: a sentence before a key equation says why it is needed."""
+    for cell, start, _end, label in key_equations(doc):
+        before = _prose(doc, cell, 0, start)
+        if _sentences(before) or _sentences(_neighbour_prose(doc, cell, -1)):
+            continue
+        what = f"equation {label}" if label else "this key equation"
+        yield rule.at(doc, f"{what} has no motivation before it; add a sentence that says what "
+                           f"the equation is for before showing it", cell, start,
+                      (label,) if label else ())
+
+
+def check_symbol_explanation(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """``needs-symbol-explanation``: "Here, X denotes …" after a key equation."""
+    for cell, start, end, label in key_equations(doc):
+        after = _prose(doc, cell, end, len(doc.cells[cell].source))
+        if _SYMBOL_EXPLANATION.search(after) or _SYMBOL_EXPLANATION.search(
+                _neighbour_prose(doc, cell, 1)):
+            continue
+        what = f"equation {label}" if label else "this key equation"
+        yield rule.at(doc, f"{what} has no symbol explanation after it; add \"Here, $X$ denotes "
+                           f"…\" for each new symbol", cell, start, (label,) if label else ())
+
+
+def check_before_main_theorem(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """``before-main-theorem``: question/setup (and definitions it uses) come before it."""
+    main = doc.main_theorem
+    if main is None:
+        return
+    uses = {s.name for s in doc.references if s.cell == main.index}
+    for c in doc.cells[main.index + 1:doc.appendix_start]:
+        if c.role not in obligation_roles("before-main-theorem"):
+            continue
+        used = c.label is not None and c.label in uses
+        if c.role in ("question", "setup") or used:
+            why = f"the main theorem uses {c.label}" if used else "the main theorem relies on it"
+            yield _one(doc, rule, f"this `{c.role}` comes after the main theorem (cell "
+                                  f"{main.index}) but {why}; move it before the theorem",
+                       c.index, tuple(x for x in (c.label, main.label) if x))
+
+
+def check_validates_known(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """``validates`` names labels that exist."""
+    for c in doc.cells:
+        for label in c.validates:
+            if label not in doc.labels:
+                yield _one(doc, rule, f"`validates` names {label!r}, which no cell or "
+                                      f"\\label defines; fix the label or add it to the "
+                                      f"statement it supports", c.index, (label,))
+
+
+def check_validates_something(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """Experiments say what they validate."""
+    for c in doc.paper.cells_with_role("experiment"):
+        if not c.validates:
+            yield _one(doc, rule, "this experiment validates nothing; set "
+                                  "`metadata.mechnb.validates` to the label(s) of the theorem "
+                                  "or claim it supports", c.index)
+
+
+def check_figure_referenced(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """Every figure is referenced from the text."""
+    for c in doc.cells:
+        if c.role not in ("figure", "experiment") or not doc.has_figure(c):
+            continue
+        if c.label is None:
+            yield _one(doc, rule, "this figure has no label, so the text cannot refer to it; "
+                                  "give it one (fig:…) and cite it with \\cref", c.index)
+        elif not (doc.referenced.get(c.label, set()) - {c.index}):
+            yield _one(doc, rule, f"figure {c.label} is never referenced; point to it from the "
+                                  f"text with \\cref{{{c.label}}}", c.index, (c.label,))
+
+
+def check_question(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """A boxed research question at the end of the introduction."""
+    if not doc.paper.cells_with_role("question"):
+        yield _one(doc, rule, "no boxed research question; state it at the end of the "
+                              "introduction with `%mech question`")
+
+
+def check_contributions(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """A short list of contributions."""
+    if not doc.paper.cells_with_role("contributions"):
+        yield _one(doc, rule, "no contributions list; add one with `%mech contributions`")
