@@ -6,6 +6,7 @@ import argparse
 from typing import TextIO
 
 HELP = "Export a notebook to a LaTeX paper draft (and PDF with --pdf)."
+BIBLIOGRAPHY_FINDINGS = frozenset({"bibliography-not-found", "citations-without-bibliography"})
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,7 +54,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     template=args.template, include_code=args.include_code,
                     annotations=checks if args.annotate else (),
                     progress=progress if args.pdf else None)
-    findings = sorted(checks + result.findings,
+    own = result.findings
+    if any(f.name == "missing-bibliography" for f in checks):  # the checker said it already
+        own = [f for f in own if f.name not in BIBLIOGRAPHY_FINDINGS]
+    findings = sorted(checks + own,
                       key=lambda f: (f.cell if f.cell is not None else -1, f.code))
     for f in findings:
         print(f.format(name), file=err)

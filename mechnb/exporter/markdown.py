@@ -129,8 +129,8 @@ def _citation_rule(state: StateInline, silent: bool) -> bool:
 @cache
 def parser() -> MarkdownIt:
     """The shared markdown-it parser (CommonMark + tables, strikethrough, TeX math)."""
-    md = MarkdownIt("commonmark", {"html": True})
-    md.enable(["table", "strikethrough"])
+    md = MarkdownIt("commonmark", {"html": True, "typographer": True})
+    md.enable(["table", "strikethrough", "smartquotes"])
     md.use(dollarmath_plugin, allow_labels=True, allow_space=True, allow_digits=True,
            double_inline=True)
     md.use(amsmath_plugin)

@@ -1,0 +1,88 @@
+"""``%mech export [DIR] [--pdf] …``: export the notebook the kernel runs in (its saved copy)."""
+
+from __future__ import annotations
+
+import argparse
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+from ..errors import UsageError
+from ..findings import Finding
+
+USAGE = ("%mech export [DIR] [--pdf] [--force] [--include-code] [--annotate] [--template T] "
+         "[--notebook PATH]")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"%mech export: {message}\nusage: {USAGE}")
+
+
+def _parser() -> _Parser:
+    p = _Parser(prog="%mech export", add_help=False)
+    p.add_argument("output_dir", nargs="?")
+    p.add_argument("--pdf", action="store_true")
+    p.add_argument("--force", action="store_true")
+    p.add_argument("--include-code", action="store_true")
+    p.add_argument("--annotate", action="store_true")
+    p.add_argument("--template")
+    p.add_argument("--notebook", help="export this notebook instead of the kernel's own")
+    return p
+
+
+@dataclass
+class ExportReport:
+    """What ``%mech export`` shows: the files written and the findings."""
+
+    notebook: Path
+    tex: Path | None
+    pdf: Path | None
+    findings: list[Finding] = field(default_factory=list)
+    pdf_wanted: bool = False
+
+    def lines(self) -> list[str]:
+        out = [f"Exported the saved copy of {self.notebook.name} "
+               "(save the notebook first to include recent edits)."]
+        if self.tex:
+            out.append(f"LaTeX: {self.tex}")
+        if self.pdf:
+            out.append(f"PDF: {self.pdf}")
+        elif self.pdf_wanted:
+            out.append("PDF: not produced — see the TeX findings below")
+        out += [f.format(self.notebook.name) for f in self.findings]
+        return out
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines())
+
+    def _repr_html_(self) -> str:
+        items = "".join(f"<li><code>{html.escape(line)}</code></li>" for line in self.lines()[1:])
+        return f"<p>{html.escape(self.lines()[0])}</p><ul>{items}</ul>"
+
+
+def mech_export(shell: Any, argv: list[str]) -> object | None:
+    """Export the kernel's notebook; returns an ``ExportReport`` to display."""
+    args = _parser().parse_args(argv)
+    if args.notebook:
+        path: Path | None = Path(args.notebook)
+    else:
+        from ..kernel_context import notebook_path
+
+        path = notebook_path(shell)
+    if path is None:
+        raise UsageError(
+            "%mech export cannot tell which notebook this kernel runs for (the frontend did not "
+            "say); run `%mech export --notebook path/to/paper.ipynb`, or `mechnb export "
+            "path/to/paper.ipynb` in a terminal")
+    from ..notebook import read_paper
+    from .api import export, paper_findings
+
+    paper = read_paper(path)
+    checks = paper_findings(paper)
+    result = export(paper, args.output_dir, pdf=args.pdf, force=args.force,
+                    template=args.template, include_code=args.include_code,
+                    annotations=checks if args.annotate else ())
+    return ExportReport(notebook=path, tex=result.tex_path, pdf=result.pdf_path,
+                        findings=checks + result.findings, pdf_wanted=args.pdf)
