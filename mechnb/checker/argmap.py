@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 
 from ..findings import Finding, Severity
 from ..notebook import Paper
+from ..roles import get_role
 from .document import Document
 
 STAGES: tuple[tuple[str, frozenset[str]], ...] = (
@@ -122,12 +123,8 @@ def build_graph(paper: Paper, findings: Sequence[Finding]) -> tuple[list[Node], 
     for s in statements:
         assert s.cell is not None
         cell = paper.cells[s.cell]
-        obligations = set()
-        from ..roles import get_role
-
-        role = get_role(cell.role or "")
-        if role is not None:
-            obligations = set(role.obligations)
+        role_record = get_role(cell.role or "")
+        obligations = set(role_record.obligations) if role_record is not None else set()
         interp = doc.interpretation_of(cell)
         if interp is not None and f"c{interp.index}" in nodes:
             edges.append(Edge(s.key, f"c{interp.index}"))
@@ -145,6 +142,19 @@ def build_graph(paper: Paper, findings: Sequence[Finding]) -> tuple[list[Node], 
         if not closers and "needs-closure" in obligations:
             edges.append(Edge(origin, ghost(f"no-closure-{s.key}", 5, "no validation",
                                             f"{s.title} has no proof or experiment"), True))
+    for k in formal:  # e.g. an intervention that validates the mechanism itself
+        node = nodes[k]
+        assert node.cell is not None
+        label = paper.cells[node.cell].label
+        for v in doc.validated_by.get(label or "", []):
+            if f"c{v.index}" in nodes:
+                edges.append(Edge(k, f"c{v.index}"))
+    last_experiment: str | None = None
+    for c in paper.cells:  # a result reads the experiment before it
+        if c.role == "experiment" and f"c{c.index}" in nodes:
+            last_experiment = f"c{c.index}"
+        elif c.role == "result" and last_experiment and f"c{c.index}" in nodes:
+            edges.append(Edge(last_experiment, f"c{c.index}"))
     for c in paper.cells:  # validations of labels whose statement is not a node
         for label in c.validates:
             if label not in label_node and label not in doc.labels and f"c{c.index}" in nodes:
@@ -165,7 +175,7 @@ def build_graph(paper: Paper, findings: Sequence[Finding]) -> tuple[list[Node], 
     return sorted(nodes.values(), key=lambda n: (n.stage, _order(nodes)(n.key))), unique
 
 
-def _order(nodes: dict[str, Node]) -> object:
+def _order(nodes: dict[str, Node]) -> Callable[[str], tuple[int, int]]:
     def key(k: str) -> tuple[int, int]:
         n = nodes[k]
         return (1, 0) if n.cell is None else (0, n.cell)

@@ -1,0 +1,77 @@
+"""``%mech check [NOTEBOOK] [--no-map]``: the findings as a table plus the argument map.
+
+The checker reads the notebook *file*, so it sees the last saved version. Rows carry
+``data-mechnb-cell-id`` / ``data-mechnb-cell-index`` so the JupyterLab extension can select the
+cell when a row is clicked.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from ..errors import UsageError
+from ..findings import Finding
+
+USAGE = "%mech check [NOTEBOOK] [--no-map]"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"%mech check: {message}\nusage: {USAGE}")
+
+
+class CheckReport:
+    """What ``%mech check`` displays: HTML in a notebook, plain text in a terminal."""
+
+    def __init__(self, path: Path, findings: Sequence[Finding], svg: str | None) -> None:
+        self.path = path
+        self.findings = list(findings)
+        self.svg = svg
+
+    def _repr_html_(self) -> str:
+        from .report import findings_html
+
+        return findings_html(self.findings, self.path.name, self.svg)
+
+    def __repr__(self) -> str:
+        from .report import summary_line
+
+        name = self.path.name
+        lines = [f.format(name) for f in self.findings]
+        lines.append(summary_line(name, self.findings) + " (last saved version)")
+        return "\n".join(lines)
+
+
+def _notebook(shell: Any, given: str | None) -> Path:
+    if given:
+        return Path(given)
+    try:
+        from ..kernel_context import notebook_path
+    except ImportError:  # pragma: no cover - the lead's module is part of the package
+        notebook_path = None
+    path = notebook_path(shell) if notebook_path is not None else None
+    if path is None:
+        raise UsageError("%mech check cannot tell which notebook this kernel runs (the frontend "
+                         "did not say); pass its path: %mech check paper.ipynb")
+    return path
+
+
+def mech_check(shell: Any, argv: list[str]) -> object | None:
+    """Run the checks on the kernel's notebook (or ``NOTEBOOK``) and return the report."""
+    from . import check
+    from .argmap import argument_map_svg
+
+    parser = _Parser(prog="%mech check", add_help=False)
+    parser.add_argument("notebook", nargs="?")
+    parser.add_argument("--no-map", action="store_true")
+    args = parser.parse_args(argv)
+    path = _notebook(shell, args.notebook)
+    from ..notebook import read_paper
+
+    paper = read_paper(path)
+    findings = check(paper)
+    svg = None if args.no_map else argument_map_svg(paper, findings)
+    return CheckReport(path, findings, svg)
