@@ -3,7 +3,7 @@
 Endpoints (authenticated, paths relative to the server root and confined to it):
 
 - ``GET /mechnb/check?path=NB``: the checker's findings for the saved notebook (``to_json()``)
-- ``POST /mechnb/export {"path": NB, "pdf": bool?}``: runs ``python -m mechnb export`` next to it
+- ``POST /mechnb/export {"path": NB, "pdf": bool?}``: runs ``python -m mechnb export`` on it
 - ``GET /mechnb/roles``: the role registry (name, group, purpose, label prefix) for the role picker
 
 Enabled by ``etc/jupyter/jupyter_server_config.d/mechnb.json`` (installed with the wheel).
@@ -49,7 +49,9 @@ class _NotebookHandler(APIHandler):
         return path
 
     def relative(self, path: Path) -> str:
-        return path.relative_to(self.root()).as_posix()
+        resolved = path.resolve()
+        root = self.root()
+        return resolved.relative_to(root).as_posix() if root in resolved.parents else str(resolved)
 
 
 class CheckHandler(_NotebookHandler):
@@ -76,7 +78,7 @@ def _pdf_available() -> bool:
 
 
 class ExportHandler(_NotebookHandler):
-    """``POST /mechnb/export``: write the LaTeX draft (and PDF) next to the notebook.
+    """``POST /mechnb/export``: write the LaTeX draft (and PDF), by default in ``build/<stem>/``.
 
     Runs the CLI in a subprocess, so a slow or crashing TeX run never blocks or takes down the
     server; the reply carries the exit code, the log and the files written.
@@ -92,45 +94,27 @@ class ExportHandler(_NotebookHandler):
         argv = [sys.executable, "-m", "mechnb", "export", str(path)]
         if pdf:
             argv.append("--pdf")
-        before = _mtimes(path)
         proc = await asyncio.create_subprocess_exec(
             *argv, cwd=str(path.parent), stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         try:
-            out, _ = await asyncio.wait_for(proc.communicate(), EXPORT_TIMEOUT)
+            out, err = await asyncio.wait_for(proc.communicate(), EXPORT_TIMEOUT)
         except asyncio.TimeoutError:
             proc.kill()
-            out, _ = await proc.communicate()
-            out += f"\nexport stopped after {EXPORT_TIMEOUT:.0f} s".encode()
-        written = _written(path, before)
-        tex = next((p for p in written if p.suffix == ".tex"), None)
-        pdf_file = next((p for p in written if p.suffix == ".pdf"), None)
+            out, err = await proc.communicate()
+            err += f"\nexport stopped after {EXPORT_TIMEOUT:.0f} s".encode()
+        # the CLI prints the files it wrote on stdout (the .tex, then the .pdf), findings on stderr
+        written = [path.parent / line.strip()
+                   for line in out.decode("utf-8", "replace").splitlines() if line.strip()]
+        tex = next((p for p in written if p.suffix == ".tex" and p.is_file()), None)
+        pdf_file = next((p for p in written if p.suffix == ".pdf" and p.is_file()), None)
         self.finish(json.dumps({
             "ok": proc.returncode == 0 and tex is not None,
             "returncode": proc.returncode,
             "tex": self.relative(tex) if tex else None,
             "pdf": self.relative(pdf_file) if pdf_file else None,
-            "log": out.decode("utf-8", "replace"),
+            "log": (out + err).decode("utf-8", "replace"),
         }))
-
-
-def _candidates(notebook: Path) -> list[Path]:
-    """Where an export of ``notebook`` may write its .tex/.pdf (next to it, or one folder down)."""
-    found: list[Path] = []
-    for pattern in ("*.tex", "*.pdf", "*/*.tex", "*/*.pdf"):
-        found.extend(notebook.parent.glob(pattern))
-    return found
-
-
-def _mtimes(notebook: Path) -> dict[Path, float]:
-    return {p: p.stat().st_mtime for p in _candidates(notebook)}
-
-
-def _written(notebook: Path, before: dict[Path, float]) -> list[Path]:
-    """The .tex/.pdf files that the export created or rewrote, the notebook's namesakes first."""
-    changed = [p for p in _candidates(notebook)
-               if p.is_file() and p.stat().st_mtime != before.get(p)]
-    return sorted(changed, key=lambda p: (p.stem != notebook.stem, len(p.parts), str(p)))
 
 
 class RolesHandler(APIHandler):

@@ -99,7 +99,13 @@ export class FindingsPanel extends Widget {
       : `${path}: no findings — the argument closes.`;
     const list = document.createElement('ul');
     list.className = 'jp-mechnb-findings-list';
-    for (const finding of findings) {
+    const rank = { error: 0, warning: 1, info: 2 };
+    const ordered = [...findings].sort(
+      (a, b) =>
+        (rank[a.severity] ?? 3) - (rank[b.severity] ?? 3) ||
+        (a.cell ?? -1) - (b.cell ?? -1)
+    );
+    for (const finding of ordered) {
       const item = document.createElement('li');
       const button = document.createElement('button');
       button.className = `jp-mechnb-finding jp-mechnb-severity-${finding.severity}`;

@@ -1,0 +1,94 @@
+"""Role badges, the set-role / clear-role commands, the findings panel and export from the UI."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .conftest import ARTIFACTS, Server
+from .notebook_page import NotebookPage, source
+
+# tests/browser/fixtures/seeded_defect.ipynb: cell 4 is theorem thm:main with no interpretation
+# after it (MECH003); cells 1-7 carry roles, cell 0 (the title heading) has none.
+SEEDED = "seeded_defect.ipynb"
+THEOREM_CELL = 4
+
+
+def test_badges_show_role_and_label(page: Any, lab_server: Server) -> None:
+    lab_server.copy_fixture(SEEDED, "badges.ipynb")
+    nb = NotebookPage(page, lab_server, "badges.ipynb").open()
+    badge = nb.cell(THEOREM_CELL).locator(".jp-mechnb-badge")
+    badge.wait_for()
+    assert badge.inner_text() == "theorem · thm:main"
+    assert nb.cell(1).locator(".jp-mechnb-badge").inner_text() == "context"
+    assert nb.cell(0).locator(".jp-mechnb-badge").count() == 0
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "badges-jupyterlab.png"))
+
+
+def test_set_role_from_cell_context_menu_writes_metadata(page: Any, lab_server: Server) -> None:
+    lab_server.copy_fixture(SEEDED, "set_role.ipynb")
+    nb = NotebookPage(page, lab_server, "set_role.ipynb").open()
+    nb.select(0)
+    nb.cell(0).click(button="right")
+    page.locator(".lm-Menu-item", has_text="Set mechnb Role…").click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.locator("select").select_option("title")
+    dialog.locator(".jp-mod-accept").click()
+    label_dialog = page.locator(".jp-Dialog", has_text="Label for this title")
+    label_dialog.locator("input").fill("")
+    label_dialog.locator(".jp-mod-accept").click()
+    nb.cell(0).locator(".jp-mechnb-badge", has_text="title").wait_for()
+
+    # the same command with arguments, as the palette or a keyboard shortcut would run it
+    nb.select(3)
+    nb.command("mechnb:set-role", {"role": "lens", "label": "sec:lens"})
+    nb.cell(3).locator(".jp-mechnb-badge", has_text="lens · sec:lens").wait_for()
+    nb.select(7)
+    nb.command("mechnb:clear-role")
+    nb.cell(7).locator(".jp-mechnb-badge").wait_for(state="detached")
+
+    cells = nb.save()["cells"]
+    assert cells[0]["metadata"] == {"mechnb": {"role": "title"}, "tags": ["mech:title"]}
+    assert cells[3]["metadata"] == {"mechnb": {"role": "lens", "label": "sec:lens"},
+                                    "tags": ["mech:lens"]}
+    assert cells[7]["metadata"] == {}
+    assert cells[THEOREM_CELL]["metadata"]["mechnb"] == {"role": "theorem", "label": "thm:main"}
+
+
+@pytest.mark.parametrize("frontend", ["lab", "notebook"])
+def test_check_panel_lists_findings_and_selects_cell(
+        page: Any, lab_server: Server, notebook_server: Server, frontend: str) -> None:
+    server = lab_server if frontend == "lab" else notebook_server
+    name = f"check_{frontend}.ipynb"
+    server.copy_fixture(SEEDED, name)
+    nb = NotebookPage(page, server, name).open()
+    nb.select(0)
+    page.locator(".jp-mechnb-check-button").first.click()
+    finding = page.locator(".jp-mechnb-finding", has_text="MECH003")
+    finding.wait_for()
+    assert "theorem thm:main" in finding.inner_text()
+    assert finding.get_attribute("data-cell-index") == str(THEOREM_CELL)
+    assert page.locator(".jp-mechnb-findings-header").inner_text().startswith(name)
+    finding.click()
+    page.wait_for_function(
+        "(i) => window.jupyterapp.shell.currentWidget.content.activeCellIndex === i",
+        arg=THEOREM_CELL)
+    active = nb.notebook.locator(".jp-Cell.jp-mod-active")
+    assert "previous-token head forms before the induction head" in active.inner_text()
+    if frontend == "notebook":
+        page.screenshot(path=str(ARTIFACTS / "findings-notebook7.png"))
+
+
+def test_export_from_ui_writes_tex(page: Any, lab_server: Server) -> None:
+    lab_server.copy_fixture(SEEDED, "export_me.ipynb")
+    nb = NotebookPage(page, lab_server, "export_me.ipynb").open()
+    tex = lab_server.root / "build" / "export_me" / "export_me.tex"
+    assert not tex.exists()
+    nb.command("mechnb:export-paper", {"pdf": False})
+    page.locator(".Toastify__toast", has_text="Wrote build/export_me/export_me.tex").wait_for()
+    text = tex.read_text("utf-8")
+    assert "\\label{thm:main}" in text
+    assert "previous-token head forms before the induction head" in text
+    assert source(nb.on_disk()["cells"][THEOREM_CELL]).startswith("**Theorem.**")
