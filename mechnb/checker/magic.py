@@ -48,11 +48,9 @@ class CheckReport:
 def _notebook(shell: Any, given: str | None) -> Path:
     if given:
         return Path(given)
-    try:
-        from ..kernel_context import notebook_path
-    except ImportError:  # pragma: no cover - the lead's module is part of the package
-        notebook_path = None
-    path = notebook_path(shell) if notebook_path is not None else None
+    from ..kernel_context import notebook_path
+
+    path = notebook_path(shell)
     if path is None:
         raise UsageError("%mech check cannot tell which notebook this kernel runs (the frontend "
                          "did not say); pass its path: %mech check paper.ipynb")
