@@ -237,8 +237,9 @@ def check_before_main_theorem(doc: Document, rule: Rule) -> Iterator[Finding]:
     if main is None:
         return
     uses = {s.name for s in doc.references if s.cell == main.index}
+    roles = set(obligation_roles("before-main-theorem"))
     for c in doc.cells[main.index + 1:doc.appendix_start]:
-        if c.role not in obligation_roles("before-main-theorem"):
+        if c.role not in roles:
             continue
         used = c.label is not None and c.label in uses
         if c.role in ("question", "setup") or used:

@@ -107,6 +107,7 @@ class _Scanner:
         self.src = source
         self.out = ScannedText(source)
         self.env_stack: list[tuple[str, int]] = []  # prose-level environments (itemize…)
+        self.blank_lines: list[int] | None = None
 
     def problem(self, message: str, start: int, end: int | None = None) -> None:
         where = self.out.where
@@ -244,8 +245,10 @@ class _Scanner:
         after = src[m.end():m.end() + 1]
         if not after or after.isspace():
             return None  # "a $ b": a literal dollar sign
-        blank = _BLANK_LINE.search(src, m.end())
-        limit = blank.start() if blank else n
+        if self.blank_lines is None:  # paragraph ends, found once per text (huge cells stay linear)
+            self.blank_lines = [b.start() for b in _BLANK_LINE.finditer(src)]
+        k = bisect.bisect_left(self.blank_lines, m.end())
+        limit = self.blank_lines[k] if k < len(self.blank_lines) else n
         close_m = _INLINE_CLOSER.search(src, m.end(), limit)
         if close_m is None:
             if after.isdigit():
