@@ -79,16 +79,18 @@ def bridge_inserter(shell: Any = None) -> InsertCallback:
 class ResultRow:
     """One reusable result slot of the panel (rows are reused, not rebuilt, on every keystroke)."""
 
-    def __init__(self, panel: PhrasePanel, slot: int) -> None:
+    def __init__(self, panel: PhrasePanel, slot: int, lang: Lang) -> None:
         self.slot = slot
         self.text = widgets.HTML()
         """The phrase, escaped."""
         self.note = widgets.HTML()
         """The usage note, escaped."""
         self.function = widgets.Label()
-        self.insert_button = widgets.Button(button_style="primary",
+        self.insert_button = widgets.Button(description=LABELS[lang]["insert"],
+                                            button_style="primary",
                                             layout=widgets.Layout(width="auto"))
-        self.copy_button = widgets.Button(layout=widgets.Layout(width="auto"))
+        self.copy_button = widgets.Button(description=LABELS[lang]["copy"],
+                                          layout=widgets.Layout(width="auto"))
         self.insert_button.on_click(lambda _b: panel.insert(slot))
         self.copy_button.on_click(lambda _b: panel.copy(slot))
         self.box = widgets.VBox(
@@ -145,7 +147,7 @@ class PhrasePanel:
         self.lang_toggle = widgets.ToggleButtons(options=[("EN", "en"), ("中文", "zh")],
                                                  value=lang)
         self.status = widgets.Label()
-        self.rows = [ResultRow(self, n) for n in range(max_rows)]
+        self.rows = [ResultRow(self, n, lang) for n in range(max_rows)]
         self.copy_hint = widgets.Label()
         self.copy_area = widgets.Textarea(layout=widgets.Layout(width="98%", height="5em"))
         self.copy_box = widgets.VBox([self.copy_hint, self.copy_area],
