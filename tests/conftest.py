@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,3 +23,12 @@ def repo() -> Path:
 def fixtures() -> Path:
     """``tests/fixtures``."""
     return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def ipython_shell() -> Any:
+    """The global in-process IPython shell of ``IPython.testing.globalipapp``."""
+    from IPython.testing import globalipapp
+
+    globalipapp.start_ipython()
+    return globalipapp.get_ipython()  # the module attribute is the real shell once started

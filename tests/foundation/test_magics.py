@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.testing.globalipapp import get_ipython
 from IPython.utils.capture import capture_output
 
 from mechnb.cellspec import CellSpec
@@ -15,8 +14,8 @@ from mechnb.magics import run_mech
 
 
 @pytest.fixture
-def shell() -> Iterator[Any]:
-    ip = get_ipython()
+def shell(ipython_shell: Any) -> Iterator[Any]:
+    ip = ipython_shell
     ip.run_line_magic("load_ext", "mechnb")
     yield ip
     ip.run_line_magic("unload_ext", "mechnb")
