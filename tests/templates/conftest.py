@@ -6,15 +6,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from mechnb.cellspec import CellSpec
-from mechnb.roles import role_names
-from mechnb.templates import paper_types, variants
+from mechnb.templates import paper_types, template_roles, variants
 
 LANGS = ("en", "zh")
 
 
 def role_variant_lang() -> list[tuple[str, str, str]]:
     """Every (role, variant, lang) the templates offer."""
-    return [(role, variant, lang) for role in role_names() for variant in variants(role)
+    return [(role, variant, lang) for role in template_roles() for variant in variants(role)
             for lang in LANGS]
 
 

@@ -1,0 +1,186 @@
+"""Scaffolds: a whole paper of each type, in order, with consistent labels, that checks clean."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import nbformat
+import pytest
+
+from mechnb.cellspec import CellSpec
+from mechnb.errors import UsageError
+from mechnb.findings import Severity
+from mechnb.notebook import paper_from_dict
+from mechnb.roles import TAG_PREFIX, get_role
+from mechnb.templates import paper_types, scaffold_cells, scaffold_description, scaffold_notebook
+
+from .conftest import ids, paper_type_lang
+from .texbalance import tex_problems
+
+ALL = paper_type_lang()
+LABEL = re.compile(r"\\label\{([^}]*)\}")
+REF = re.compile(r"\\(?:ref|eqref|cref|Cref)\{([^}]*)\}")
+MAIN = {"expressivity": "thm:main", "dynamics": "thm:main", "failure": "clm:main"}
+INTRO = {"en": "# Introduction", "zh": "# 引言"}
+
+
+def _roles(cells: list[CellSpec]) -> list[str | None]:
+    return [c.role for c in cells]
+
+
+def _labels(cells: list[CellSpec]) -> dict[str, list[int]]:
+    """Label → cells defining it (metadata label and the cell's own \\label count once)."""
+    found: dict[str, list[int]] = {}
+    for i, cell in enumerate(cells):
+        names = set(LABEL.findall(cell.source)) if cell.cell_type == "markdown" else set()
+        if cell.metadata.get("mechnb", {}).get("label"):
+            names.add(cell.metadata["mechnb"]["label"])
+        for name in names:
+            found.setdefault(name, []).append(i)
+    return found
+
+
+def _index(cells: list[CellSpec], role: str, *, label: str | None = None,
+           kind: str | None = None) -> int:
+    for i, cell in enumerate(cells):
+        mech = cell.metadata.get("mechnb", {})
+        if cell.role == role and (label is None or mech.get("label") == label) and (
+                kind is None or mech.get("kind") == kind):
+            return i
+    raise AssertionError(f"no {role} {label or ''} {kind or ''} cell")
+
+
+@pytest.mark.parametrize(("paper_type", "lang"), ALL, ids=ids(ALL))
+def test_scaffold_notebook_validates(paper_type: str, lang: str) -> None:
+    nb = scaffold_notebook(paper_type, lang=lang, title="A Probe")
+    nbformat.validate(nbformat.from_dict(nb), version=4)
+    assert (nb["nbformat"], nb["nbformat_minor"]) == (4, 5)
+    assert nb["metadata"]["mechnb"] == {"title": "A Probe", "lang": lang,
+                                        "paper_type": paper_type}
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+    assert nb["cells"][0]["source"] == "# A Probe"
+    assert len({c["id"] for c in nb["cells"]}) == len(nb["cells"])
+    paper = paper_from_dict(nb)
+    assert list(paper.findings) == []
+    assert paper.meta.paper_type == paper_type and paper.lang == lang
+
+
+def test_without_a_title_the_metadata_has_none() -> None:
+    nb = scaffold_notebook("dynamics")
+    assert "title" not in nb["metadata"]["mechnb"]
+    assert nb["cells"][0]["source"].startswith("# [")
+
+
+@pytest.mark.parametrize(("paper_type", "lang"), ALL, ids=ids(ALL))
+def test_every_cell_is_valid(paper_type: str, lang: str) -> None:
+    cells = scaffold_cells(paper_type, lang=lang)
+    cjk = re.compile(r"[\u3400-\u9fff]")
+    for cell in cells:
+        if cell.role is None:  # section openers before an environment cell: a heading only
+            assert cell.cell_type == "markdown" and re.fullmatch(r"# [^\n]+", cell.source)
+            assert cell.metadata == {}
+            continue
+        assert get_role(cell.role) is not None
+        assert cell.metadata["tags"] == [TAG_PREFIX + cell.role]
+        assert "{{" not in cell.source
+        assert bool(cjk.search(cell.source)) == (lang == "zh")
+        if cell.cell_type == "markdown":
+            assert tex_problems(cell.source) == []
+        else:
+            compile(cell.source, f"<{paper_type}>", "exec")
+
+
+@pytest.mark.parametrize(("paper_type", "lang"), ALL, ids=ids(ALL))
+def test_labels_are_unique_and_every_reference_resolves(paper_type: str, lang: str) -> None:
+    cells = scaffold_cells(paper_type, lang=lang)
+    labels = _labels(cells)
+    assert {k: v for k, v in labels.items() if len(v) > 1} == {}
+    assert "[" not in "".join(labels), "a scaffold leaves no blank labels"
+    for cell in cells:
+        mech = cell.metadata.get("mechnb", {})
+        for target in mech.get("validates", []):
+            assert target in labels, f"validates {target} is not defined"
+        texts = [cell.source, mech.get("caption", "")] if cell.cell_type == "markdown" \
+            else [mech.get("caption", "")]
+        for text in texts:
+            for ref in REF.findall(text):
+                assert ref in labels, f"\\ref{{{ref}}} is not defined"
+
+
+@pytest.mark.parametrize(("paper_type", "lang"), ALL, ids=ids(ALL))
+def test_the_argument_runs_in_order(paper_type: str, lang: str) -> None:
+    cells = scaffold_cells(paper_type, lang=lang)
+    roles = _roles(cells)
+    main = MAIN[paper_type]
+    assert roles[:2] == ["title", "abstract"]
+    assert cells[2].role == "context" and cells[2].source.startswith(INTRO[lang] + "\n")
+    order = [roles.index(r) for r in ("context", "prior", "gap", "lens", "contributions",
+                                      "question", "setup")]
+    assert order == sorted(order)
+    assert roles.index("setup") == roles.index("question") + 1  # question closes the intro
+    statement = _index(cells, main.split(":")[0].replace("thm", "theorem").replace(
+        "clm", "claim"), label=main)
+    assert roles[statement + 1] == "interpretation"
+    assert roles.index("setup") < statement < roles.index("mechanism")
+    experiments = [i for i, r in enumerate(roles) if r == "experiment"]
+    assert roles.index("mechanism") < experiments[0]
+    kinds = {cells[i].metadata["mechnb"]["kind"] for i in experiments}
+    assert {"controlled", "intervention"} <= kinds
+    for i in experiments:
+        assert cells[i].metadata["mechnb"]["validates"], "every experiment validates something"
+    assert any(main in cells[i].metadata["mechnb"]["validates"] for i in experiments
+               if cells[i].metadata["mechnb"]["kind"] == "intervention")
+    tail = roles[experiments[-1] + 1:]
+    assert tail[:6] == ["result", "implication", "limitations", "future", "conclusion",
+                        "appendix"]
+    assert set(tail[6:]) <= {"proof"}
+
+
+SKELETONS: dict[str, list[tuple[str, dict[str, Any]]]] = {
+    "expressivity": [("definition", {"label": "def:language"}),
+                     ("remark", {"label": "rem:example"}),
+                     ("theorem", {"label": "thm:main"}), ("proof", {"kind": "sketch"})],
+    "dynamics": [("definition", {"label": "def:model"}), ("formula", {"label": "eq:objective"}),
+                 ("formula", {"label": "eq:update"}), ("theorem", {"label": "thm:main"}),
+                 ("interpretation", {})],
+    "failure": [("setup", {}), ("claim", {"label": "clm:main"}),
+                ("formula", {"label": "eq:propagation"}), ("remark", {"label": "rem:scope"}),
+                ("experiment", {"kind": "controlled"})],
+}
+
+
+@pytest.mark.parametrize("paper_type", paper_types())
+def test_type_specific_skeleton(paper_type: str) -> None:
+    """DESIGN.md §1: e.g. dynamics = model definition → objective → update → informal theorem."""
+    cells = scaffold_cells(paper_type)
+    positions = [_index(cells, role, **kw) for role, kw in SKELETONS[paper_type]]
+    assert positions == sorted(positions)
+
+
+def test_dynamics_theorem_is_informal_and_expressivity_proof_is_sketched() -> None:
+    dyn = scaffold_cells("dynamics")
+    assert dyn[_index(dyn, "theorem")].metadata["mechnb"]["title"] == "Informal"
+    expr = scaffold_cells("expressivity", lang="zh")
+    proof = expr[_index(expr, "proof", kind="sketch")]
+    assert proof.metadata["mechnb"]["validates"] == ["thm:main"]
+    assert "附录~\\ref{app:proofs}" in proof.source
+
+
+@pytest.mark.parametrize(("paper_type", "lang"), ALL, ids=ids(ALL))
+def test_the_checker_finds_no_error_in_a_scaffold(paper_type: str, lang: str) -> None:
+    """The closing-loop checks see a closed argument; only blanks and unrun cells remain."""
+    from mechnb.checker import check
+
+    paper = paper_from_dict(scaffold_notebook(paper_type, lang=lang))
+    findings = check(paper)
+    assert [f.format("scaffold") for f in findings if f.severity == Severity.ERROR] == []
+    assert any(f.name == "unfilled-placeholder" for f in findings)
+
+
+def test_description_and_unknown_type() -> None:
+    assert "succinct" in scaffold_description("expressivity")
+    assert "简洁" in scaffold_description("expressivity", "zh")
+    with pytest.raises(UsageError, match="unknown paper type 'survey'; choose one of "
+                                         "expressivity, dynamics, failure"):
+        scaffold_cells("survey")
