@@ -69,9 +69,3 @@ def escape_latex(text: str) -> str:
 def escape_url(url: str) -> str:
     """A URL made safe for the argument of ``\\href`` or ``\\url``."""
     return url.translate(_URL_TABLE)
-
-
-def escape_verbatim(text: str, env: str = "verbatim") -> str:
-    """Text for a ``verbatim`` environment: only its own end marker has to be broken."""
-    end = "\\end{" + env + "}"
-    return text.replace(end, "\\end {" + env + "}")

@@ -25,7 +25,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from ..findings import Finding
 from .codes import export_finding
-from .escape import escape_latex, escape_url, escape_verbatim
+from .escape import escape_latex, escape_url
 
 HeadingMode = Literal["sections", "bold"]
 
@@ -489,10 +489,17 @@ def _file_name(cell: int | None, name: str, ext: str) -> str:
     return f"cell{cell if cell is not None else 'x'}-{stem}{ext}"
 
 
+_VERBATIM_END_RE = re.compile(r"\\end\s*\{verbatim\}")
+
+
 def verbatim(text: str) -> str:
-    """A ``verbatim`` environment holding ``text``."""
-    body = escape_verbatim(text.rstrip("\n"))
-    return "\\begin{verbatim}\n" + body + "\n\\end{verbatim}"
+    """A ``verbatim`` environment holding ``text`` (typewriter lines if it contains the end
+    marker itself, which no verbatim environment can hold)."""
+    text = text.rstrip("\n")
+    if not _VERBATIM_END_RE.search(text):
+        return "\\begin{verbatim}\n" + text + "\n\\end{verbatim}"
+    lines = [escape_latex(line).replace(" ", "~") or "~" for line in text.split("\n")]
+    return "\\begin{flushleft}\\ttfamily\n" + "\\\\\n".join(lines) + "\n\\end{flushleft}"
 
 
 def parse(source: str) -> list[Token]:

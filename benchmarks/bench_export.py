@@ -1,0 +1,77 @@
+"""Export speed, whole processes from the command line (DESIGN.md §6).
+
+For generated notebooks of 100, 400, 1600 and 6400 cells (half markdown with math, a quarter
+code with text output, a quarter with image outputs) it times, side by side:
+
+* ``mechnb export NB`` (best of 3 fresh processes; this includes running the checks),
+* ``jupyter nbconvert --to latex NB`` (one process; only up to ``MECHNB_BENCH_NBCONVERT_MAX``
+  cells, default 1600, because it takes minutes beyond that),
+* the floor: a Python process that only ``json.load``s the notebook (best of 3),
+
+and prints the ratios. Targets: ≥ 20× faster than nbconvert, within 10× of the floor, linear.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import SIZES, write
+
+BIN = Path(sys.executable).parent
+FLOOR = "import json, sys\nwith open(sys.argv[1], encoding='utf-8') as f:\n    json.load(f)\n"
+
+
+def wall(cmd: list[str], repeats: int = 3, cwd: Path | None = None) -> float:
+    """Best wall time (seconds) of ``repeats`` runs of ``cmd``; raises if it fails."""
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+        took = time.perf_counter() - t0
+        if proc.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stderr[-2000:]}")
+        best = min(best, took)
+    return best
+
+
+def measure(n: int, root: Path, nbconvert: bool) -> dict[str, float]:
+    """Seconds for mechnb, the floor and (optionally) nbconvert on the ``n``-cell notebook."""
+    nb = write(n, root / f"bench_{n}.ipynb")
+    out: dict[str, float] = {}
+    out["floor"] = wall([sys.executable, "-c", FLOOR, str(nb)])
+    out["mechnb"] = wall([str(BIN / "mechnb"), "export", str(nb), "-o", str(root / f"out{n}"),
+                          "--force"])
+    if nbconvert:
+        out["nbconvert"] = wall([str(BIN / "jupyter"), "nbconvert", "--to", "latex", str(nb),
+                                 "--output-dir", str(root / f"nbc{n}")], repeats=1)
+    return out
+
+
+def run(report: Callable[[str, str], None]) -> None:
+    """Rows: per size, the three times and the two ratios; then the growth factor."""
+    limit = int(os.environ.get("MECHNB_BENCH_NBCONVERT_MAX", "1600"))
+    results: dict[int, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="mechnb-bench-") as tmp:
+        for n in SIZES:
+            r = results[n] = measure(n, Path(tmp), nbconvert=n <= limit)
+            line = (f"mechnb {r['mechnb'] * 1e3:7.0f} ms | floor {r['floor'] * 1e3:5.0f} ms "
+                    f"({r['mechnb'] / r['floor']:4.1f}x floor)")
+            if "nbconvert" in r:
+                line += (f" | nbconvert {r['nbconvert']:6.2f} s "
+                         f"({r['nbconvert'] / r['mechnb']:5.1f}x faster)")
+            report(f"export {n:>5} cells", line)
+    first, last = SIZES[0], SIZES[-1]
+    growth = results[last]["mechnb"] / results[first]["mechnb"]
+    report(f"growth {first}→{last} cells ({last // first}x cells)", f"{growth:.1f}x time")
+    report("targets (400 cells)", "≥ 20x faster than nbconvert, ≤ 10x the json.load floor")
+
+
+if __name__ == "__main__":
+    run(lambda name, value: print(f"{name:<40} {value}"))
