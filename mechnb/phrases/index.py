@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .model import LANGS, Lang, Phrase
 
@@ -37,39 +38,63 @@ def is_cjk(char: str) -> bool:
     return bool(_CJK_CHAR.match(char))
 
 
-def haystack(*parts: str) -> str:
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` contains any CJK character."""
+    return not text.isascii() and _CJK_CHAR.search(text) is not None
+
+
+def haystack(*parts: str, folded: Callable[[str], str] = fold) -> str:
     """Folded ``parts`` joined, with a space on each side (so ``" " + word`` finds word starts)."""
-    return " " + " ".join(fold(p) for p in parts if p) + " "
+    return " " + " ".join(folded(p) for p in parts if p) + " "
 
 
-@dataclass(frozen=True, slots=True)
-class Haystack:
-    """The folded text of one phrase in one language selection."""
-
-    text: str
-    """Folded phrase text (both languages when no language is selected)."""
-    aux: str
-    """Folded note, function path and id: a match here ranks below a match in the text."""
+Row = tuple[str, str, Phrase]
+"""One phrase in one language selection: folded text, folded text + note/function/id, phrase."""
 
 
-@dataclass(frozen=True, slots=True)
-class IndexEntry:
-    """A phrase with its haystacks per language selection (``None`` means both languages)."""
+@dataclass(frozen=True)
+class SearchIndex:
+    """Haystacks precomputed at load time, grouped so that a query needs no sorting.
 
-    phrase: Phrase
-    order: int
-    """Position in load order (the order of an empty query)."""
-    by_lang: dict[Lang | None, Haystack]
+    ``ranked[(root, lang)]`` lists the phrases of the subtree ``root`` (``""`` for all) in tie
+    order (shorter function first, then id); a query only buckets them by match tier.
+    """
+
+    ranked: dict[tuple[str, Lang | None], tuple[Row, ...]] = field(default_factory=dict)
+    in_load_order: dict[str, tuple[Phrase, ...]] = field(default_factory=dict)
+    """The phrases of each subtree in library order (the answer to an empty query)."""
 
 
-def build_index(phrases: Sequence[Phrase]) -> tuple[IndexEntry, ...]:
-    """Precompute the haystacks of every phrase."""
-    entries = []
-    for order, p in enumerate(phrases):
+def _roots(function: str) -> list[str]:
+    parts = function.split("/")
+    return [""] + ["/".join(parts[:n]) for n in range(1, len(parts) + 1)]
+
+
+def build_index(phrases: Sequence[Phrase]) -> SearchIndex:
+    """Fold every phrase once and group the rows by subtree and language selection."""
+    langs: tuple[Lang | None, ...] = (None, *LANGS)
+    rows: dict[Lang | None, list[Row]] = {lang: [] for lang in langs}
+    folded = lru_cache(maxsize=None)(fold)  # each text is folded once, whatever its uses
+    for p in phrases:
         meta = f"{p.function} {p.id}"
-        by_lang: dict[Lang | None, Haystack] = {
-            lang: Haystack(haystack(p.text(lang)), haystack(p.note(lang), meta)) for lang in LANGS
-        }
-        by_lang[None] = Haystack(haystack(p.en, p.zh), haystack(p.note_en, p.note_zh, meta))
-        entries.append(IndexEntry(p, order, by_lang))
-    return tuple(entries)
+        for lang in langs:
+            if lang is None:
+                text = haystack(p.en, p.zh, folded=folded)
+                aux = haystack(p.note_en, p.note_zh, meta, folded=folded)
+            else:
+                text = haystack(p.text(lang), folded=folded)
+                aux = haystack(p.note(lang), meta, folded=folded)
+            rows[lang].append((text, text + aux, p))
+    members: dict[str, list[int]] = {}
+    for n, p in enumerate(phrases):
+        for root in _roots(p.function):
+            members.setdefault(root, []).append(n)
+    ranked: dict[tuple[str, Lang | None], tuple[Row, ...]] = {}
+    for root, positions in members.items():
+        tie_order = sorted(positions, key=lambda n: (
+            phrases[n].depth, len(phrases[n].function), phrases[n].id))
+        for lang in langs:
+            ranked[(root, lang)] = tuple(rows[lang][n] for n in tie_order)
+    in_load_order = {root: tuple(phrases[n] for n in positions)
+                     for root, positions in members.items()}
+    return SearchIndex(ranked, in_load_order)

@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from .index import IndexEntry, build_index, is_cjk
+from .index import SearchIndex, build_index, has_cjk
 from .model import LANGS, Lens, Phrase, slots_in
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ class Library:
     required_functions: tuple[str, ...]
     """Function paths DESIGN.md §3 asks the library to cover (from ``index.json``)."""
     problems: tuple[str, ...] = ()
-    index: tuple[IndexEntry, ...] = field(default=(), repr=False)
+    index: SearchIndex = field(default_factory=SearchIndex, repr=False)
 
     def get(self, phrase_id: str) -> Phrase | None:
         """The phrase with ``phrase_id``, or ``None``."""
@@ -59,7 +59,7 @@ def _bilingual_problems(value: object, where: str, what: str) -> list[str]:
     problems = [f"{where}: {what}.{lang} is missing or empty"
                 for lang in LANGS if not _nonempty_str(value.get(lang))]
     zh = value.get("zh")
-    if isinstance(zh, str) and zh.strip() and not any(is_cjk(c) for c in zh):
+    if isinstance(zh, str) and zh.strip() and not has_cjk(zh):
         problems.append(f"{where}: {what}.zh has no Chinese text")
     return problems
 
@@ -84,11 +84,11 @@ def record_problems(rec: object, where: str) -> list[str]:
             problems.append(f"{where}: '{lang}' must be a non-empty string")
     en, zh = texts["en"], texts["zh"]
     if isinstance(zh, str) and zh.strip():
-        if not any(is_cjk(c) for c in zh):
+        if not has_cjk(zh):
             problems.append(f"{where}: 'zh' has no Chinese text")
         if any(b in zh for b in _ODD_BRACKETS):
             problems.append(f"{where}: 'zh' writes a blank with full-width brackets; use [slot]")
-    if isinstance(en, str) and any(is_cjk(c) for c in en):
+    if isinstance(en, str) and has_cjk(en):
         problems.append(f"{where}: 'en' contains Chinese text")
     slots = rec.get("slots")
     if "slots" in rec:

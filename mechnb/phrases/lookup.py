@@ -10,11 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .index import Haystack, fold, is_cjk
+from .index import Row, fold, is_cjk
 from .library import Library, load_library
 from .model import LANGS, Lang, Phrase
-
-_EXACT, _WORD_START, _SUBSTRING = 0, 1, 2
 
 
 def normalize_function(function: str | None) -> str:
@@ -27,21 +25,44 @@ def in_subtree(function: str, root: str) -> bool:
     return not root or function == root or function.startswith(root + "/")
 
 
-def _rank(hay: Haystack, terms: list[str], phrase: str) -> tuple[int, int] | None:
-    """(tier, field) of a match, or ``None``; field 0 means the text alone matched."""
-    text = hay.text
-    if all(t in text for t in terms):
-        field, where = 0, text
-    else:
-        where = text + hay.aux
-        if not all(t in where for t in terms):
-            return None
-        field = 1
-    if (" " + phrase + " ") in where or (is_cjk(phrase[0]) and phrase in where):
-        return _EXACT, field
-    if all(is_cjk(t[0]) or (" " + t) in where for t in terms):
-        return _WORD_START, field
-    return _SUBSTRING, field
+def _bucket_one_term(rows: tuple[Row, ...], term: str) -> list[list[Phrase]]:
+    """Matches of a single word (the common case while typing), by ``tier * 2 + field``."""
+    buckets: list[list[Phrase]] = [[], [], [], [], [], []]
+    exact, start, cjk = f" {term} ", f" {term}", is_cjk(term[0])
+    for text, full, phrase in rows:
+        if term in text:
+            where, field = text, 0
+        elif term in full:
+            where, field = full, 1
+        else:
+            continue
+        tier = 0 if cjk or exact in where else 1 if start in where else 2
+        buckets[tier * 2 + field].append(phrase)
+    return buckets
+
+
+def _bucket_terms(rows: tuple[Row, ...], terms: list[str]) -> list[list[Phrase]]:
+    """Matches of several words (all must occur), by ``tier * 2 + field``."""
+    buckets: list[list[Phrase]] = [[], [], [], [], [], []]
+    joined = " ".join(terms)
+    exact = f" {joined} "
+    cjk_phrase = is_cjk(joined[0])
+    starts = [f" {t}" for t in terms if not is_cjk(t[0])]
+    for text, full, phrase in rows:
+        if all(t in text for t in terms):
+            where, field = text, 0
+        elif all(t in full for t in terms):
+            where, field = full, 1
+        else:
+            continue
+        if exact in where or (cjk_phrase and joined in where):
+            tier = 0
+        elif all(s in where for s in starts):
+            tier = 1
+        else:
+            tier = 2
+        buckets[tier * 2 + field].append(phrase)
+    return buckets
 
 
 def search(query: str = "", *, function: str | None = None, lang: Lang | None = None,
@@ -54,25 +75,18 @@ def search(query: str = "", *, function: str | None = None, lang: Lang | None = 
     lib = library if library is not None else load_library()
     if lang is not None and lang not in LANGS:
         raise ValueError(f"lang must be 'en' or 'zh', not {lang!r}")
-    root = normalize_function(function)
-    folded = fold(query) if query else ""
-    terms = folded.split()
     if limit is not None and limit <= 0:
         return []
+    root = normalize_function(function)
+    terms = fold(query).split() if query else []
     if not terms:
-        hits = [e.phrase for e in lib.index if in_subtree(e.phrase.function, root)]
-        return hits[:limit] if limit is not None else hits
-    phrase = " ".join(terms)
-    scored: list[tuple[int, int, int, int, str, Phrase]] = []
-    for entry in lib.index:
-        p = entry.phrase
-        if root and not in_subtree(p.function, root):
-            continue
-        rank = _rank(entry.by_lang[lang], terms, phrase)
-        if rank is not None:
-            scored.append((rank[0], rank[1], p.depth, len(p.function), p.id, p))
-    scored.sort(key=lambda s: s[:5])
-    hits = [s[5] for s in scored]
+        hits = list(lib.index.in_load_order.get(root, ()))
+    else:
+        rows = lib.index.ranked.get((root, lang), ())
+        # rows come in tie order (shorter function, then id), so buckets need no sorting
+        buckets = (_bucket_one_term(rows, terms[0]) if len(terms) == 1
+                   else _bucket_terms(rows, terms))
+        hits = [p for bucket in buckets for p in bucket]
     return hits[:limit] if limit is not None else hits
 
 
