@@ -1,0 +1,56 @@
+"""Acceptance: the phrase panel opens in the right side bar, typing filters, a click inserts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .conftest import ARTIFACTS, Server
+from .notebook_page import NotebookPage, source
+
+QUERY = "closed form"
+PHRASE = "No closed-form characterization of [weights] is known, even in the simplest setting."
+
+
+_COUNT_JS = "(el) => { const m = el.innerText.match(/(\\d+) phrases/); return m ? +m[1] : -1; }"
+
+
+def _count(panel: Any) -> int:
+    """The panel's own count of matching phrases ("17 phrases")."""
+    return int(panel.evaluate(_COUNT_JS))
+
+
+def test_phrase_panel_in_sidebar_filters_and_inserts(page: Any, lab_server: Server) -> None:
+    lab_server.copy_fixture("phrases.ipynb")
+    nb = NotebookPage(page, lab_server, "phrases.ipynb").open()
+    nb.run(0)
+    nb.run(1)
+    sidebar = page.locator(".jp-mechnb-sidebar")
+    search = sidebar.locator(".mechnb-phrase-panel input[type='text']").first
+    search.wait_for()
+    assert nb.cell(1).locator(".mechnb-phrase-panel").count() == 0  # not inline: in the side bar
+    sidebar.get_by_text(" phrases").first.wait_for()
+    before = _count(sidebar)
+
+    # the target: the cursor at the end of cell 2 ("gap = ")
+    nb.cell(2).locator(".cm-content").click()
+    page.keyboard.press("Control+End")
+
+    search.fill(QUERY)
+    first = sidebar.locator(".widget-html", has_text=PHRASE).first
+    first.wait_for()
+    page.wait_for_function(f"([el, n]) => ({_COUNT_JS})(el) !== n",
+                           arg=[sidebar.element_handle(), before])
+    after = _count(sidebar)
+    assert 0 < after < before, (before, after)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "phrases-jupyterlab.png"))
+
+    row = sidebar.locator(".widget-vbox").filter(
+        has=page.locator(".widget-html", has_text=PHRASE)).last
+    row.locator("button", has_text="Insert").first.click()
+    page.wait_for_function(
+        "([i, t]) => window.jupyterapp.shell.currentWidget.content.model.cells.get(i)"
+        ".sharedModel.getSource().includes(t)", arg=[2, PHRASE])
+    cells = nb.save()["cells"]
+    assert source(cells[2]) == "gap = " + PHRASE
+    assert len(cells) >= 3
