@@ -30,9 +30,9 @@ Sources are CommonMark with TeX math, or Python for code cells. Tokens are subst
 ``str.replace`` (TeX uses braces, so no ``str.format``): ``{{label}}`` (the label, or the visible
 blank ``<prefix>:[name]``), ``{{title}}``, ``{{target}}`` (the first validated label, or
 ``[target]``), plus any token named in ``slots`` or passed by a scaffold. Square-bracket slots such
-as ``[phenomenon]`` are left for the author to fill in. For every token whose value is a label
-(``thm:main``), ``{{<token>_name}}`` says how it reads in running text (``Theorem``, ``Claim``,
-``定理``), so that a template writes ``{{target_name}}~\ref{{{target}}}``.
+as ``[phenomenon]`` are left for the author to fill in. References are written
+``\cref{{{target}}}``: the exported preamble loads cleveref with names in the paper's language
+("Theorem 1", "定理 1"), and prose avoids TeX-only spacing such as ``~`` (printed literally).
 
 **Scaffolds** live in ``data/scaffolds/<paper_type>.json``::
 
@@ -64,11 +64,10 @@ from typing import Any
 from .cellspec import CellSpec
 from .errors import UsageError
 from .notebook import LANGS, PAPER_TYPES, role_metadata
-from .roles import get_role, registry, role_names, suggest_role
+from .roles import get_role, role_names, suggest_role
 
 __all__ = [
     "paper_types",
-    "reference_name",
     "role_cells",
     "scaffold_cells",
     "scaffold_notebook",
@@ -80,16 +79,7 @@ __all__ = [
 DEFAULT_VARIANT = "default"
 TARGET_BLANK = "[target]"
 TITLE_BLANK = {"en": "[title]", "zh": "[标题]"}
-TARGET_NAME_BLANK = {"en": "[statement]", "zh": "[陈述]"}
-# How a reference to a label reads in running text, for prefixes whose role name reads badly.
-REFERENCE_NAMES = {
-    "eq": {"en": "Equation", "zh": "式"},
-    "sec": {"en": "Section", "zh": "节"},
-    "fig": {"en": "Figure", "zh": "图"},
-    "app": {"en": "Appendix", "zh": "附录"},
-}
 NBFORMAT_MINOR = 5
-_LABEL_LIKE = re.compile(r"[A-Za-z][\w-]*:\S+\Z")
 
 
 def _read_json(relpath: str) -> Any:
@@ -169,17 +159,6 @@ def _label_blank(role: str) -> str:
     return f"{prefix}:[name]" if prefix else "[label]"
 
 
-def reference_name(label: str, lang: str = "en") -> str:
-    """How ``label`` is named before a reference in ``lang``: ``thm:main`` -> ``Theorem``."""
-    prefix = label.split(":", 1)[0] if ":" in label else ""
-    if prefix in REFERENCE_NAMES:
-        return REFERENCE_NAMES[prefix][lang]
-    for role in registry().values():
-        if prefix and role.label_prefix == prefix:
-            return role.display(lang)
-    return TARGET_NAME_BLANK[lang]
-
-
 def _expand(role: str, *, variant: str | None, lang: str, label: str | None,
             title: str | None, validates: Sequence[str] | None,
             extra: Mapping[str, str] | None = None) -> list[CellSpec]:
@@ -195,11 +174,6 @@ def _expand(role: str, *, variant: str | None, lang: str, label: str | None,
     if validates:
         tokens["target"] = validates[0]
     tokens.update(extra or {})
-    # ``{{x_name}}`` names the label in ``{{x}}`` for running text: "Theorem~\ref{{{x}}}".
-    for name, value in list(tokens.items()):
-        if _LABEL_LIKE.match(value):
-            tokens[f"{name}_name"] = reference_name(value, lang)
-    tokens.setdefault("target_name", TARGET_NAME_BLANK[lang])
     primary = next((i for i, c in enumerate(cells) if c.get("primary")), None)
     if primary is None:
         primary = next((i for i, c in enumerate(cells) if c["role"] == role), 0)

@@ -164,7 +164,7 @@ def test_dynamics_theorem_is_informal_and_expressivity_proof_is_sketched() -> No
     expr = scaffold_cells("expressivity", lang="zh")
     proof = expr[_index(expr, "proof", kind="sketch")]
     assert proof.metadata["mechnb"]["validates"] == ["thm:main"]
-    assert "附录~\\ref{app:proofs}" in proof.source
+    assert "\\cref{app:proofs}" in proof.source
 
 
 @pytest.mark.parametrize(("paper_type", "lang"), ALL, ids=ids(ALL))

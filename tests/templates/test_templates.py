@@ -17,7 +17,6 @@ from mechnb.notebook import EXPERIMENT_KINDS, paper_from_dict
 from mechnb.roles import TAG_PREFIX, get_role, registry, role_names, with_obligation
 from mechnb.templates import (
     DEFAULT_VARIANT,
-    reference_name,
     role_cells,
     template_roles,
     validation_cells,
@@ -204,11 +203,14 @@ def test_title_role_uses_the_given_title() -> None:
     assert blank.source.startswith("# [") and CJK.search(blank.source)
 
 
-def test_reference_names() -> None:
-    assert reference_name("thm:main") == "Theorem"
-    assert reference_name("clm:root", "zh") == "断言"
-    assert reference_name("eq:update") == "Equation"
-    assert reference_name("nolabel") == "[statement]"
+@pytest.mark.parametrize(("role", "variant", "lang"), ALL, ids=ids(ALL))
+def test_prose_has_no_tex_only_spacing(role: str, variant: str, lang: str) -> None:
+    """Markdown prints ``~`` and ``\\ `` literally; references use ``\\cref`` instead."""
+    for cell in _cells(role, variant, lang):
+        if cell.cell_type == "markdown":
+            prose = re.sub(r"\$\$.*?\$\$|\$[^$]*\$|\\begin\{(\w+\*?)\}.*?\\end\{\1\}", "",
+                           cell.source, flags=re.S)
+            assert "~" not in prose and "\\ " not in prose, prose
 
 
 # ---- the conventions the templates teach ----------------------------------------------------
@@ -231,7 +233,7 @@ def test_formula_brings_motivation_equation_explanation_intuition_transition(
     assert explanation.startswith(EXPLAIN[lang]) and ("denotes" in explanation
                                                        or "表示" in explanation)
     assert intuition.startswith(INTUITION[lang])
-    assert "\\ref{" in transition
+    assert "\\cref{" in transition
 
 
 STATEMENTS = [(r.name, v, lang) for r in with_obligation("needs-interpretation")
@@ -244,13 +246,13 @@ def test_statement_is_followed_by_its_interpretation(role: str, variant: str,
     label = f"{registry()[role].label_prefix}:main"
     cells = _cells(role, variant, lang, label=label)
     assert [c.role for c in cells] == [role, "interpretation"]
-    assert f"\\ref{{{label}}}" in cells[1].source
+    assert f"\\cref{{{label}}}" in cells[1].source
 
 
 def test_theorem_informal_has_a_title_and_points_to_the_appendix() -> None:
     cells = role_cells("theorem", kind="informal", label="thm:main")
     assert cells[0].metadata["mechnb"]["title"] == "Informal"
-    assert "Appendix~\\ref{app:[name]}" in cells[0].source
+    assert "\\cref{app:[name]}" in cells[0].source
 
 
 @pytest.mark.parametrize("kind", EXPERIMENT_KINDS)
@@ -267,7 +269,7 @@ def test_experiment_kinds_bring_markdown_and_a_declaring_code_cell(kind: str, la
     assert code.source.splitlines()[0] == f"# validates: thm:main ({kind})"
     assert code.metadata["mechnb"]["label"] == "exp:probe"
     assert "thm:main" in code.metadata["mechnb"]["caption"]
-    assert "\\ref{exp:probe}" in cells[0].source  # the text points to the figure
+    assert "\\cref{exp:probe}" in cells[0].source  # the text points to the figure
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -292,14 +294,14 @@ def test_validation_cells_declare_what_they_validate(kind: str) -> None:
     assert len(code) == 1
     assert code[0].source.startswith(f"# validates: clm:root ({kind})")
     assert code[0].metadata["mechnb"]["label"] == f"exp:root-{kind}"
-    assert "Claim~\\ref{clm:root}" in cells[0].source
+    assert "\\cref{clm:root}" in cells[0].source
 
 
 def test_proof_sketch_points_to_the_appendix() -> None:
     [proof] = role_cells("proof", validates=["thm:main"])
     assert proof.metadata["mechnb"]["kind"] == "sketch"
-    assert "Theorem~\\ref{thm:main}" in proof.source
-    assert "Appendix~\\ref{app:[name]}" in proof.source
+    assert "We prove \\cref{thm:main}" in proof.source
+    assert "\\cref{app:[name]}" in proof.source
 
 
 def test_question_is_one_question() -> None:
