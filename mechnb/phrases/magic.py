@@ -55,20 +55,38 @@ def _default_lang(shell: Any) -> str:
         return "en"
 
 
+_SIDEBAR_PANELS: dict[int, Any] = {}
+"""The side-bar panel of each shell, reused by later ``%mech phrases`` (one set of widgets)."""
+
+
 def mech_phrases(shell: Any, argv: list[str]) -> object | None:
-    """Build the panel; open it in the side bar through the bridge, else return it for display."""
+    """Open the panel in the side bar through the bridge, else return a new one for display."""
     args = parse_args(argv)
+    from .lookup import functions, normalize_function
+    from .model import Lang
     from .panel import PhrasePanel, bridge_inserter
 
-    lang = args.lang or _default_lang(shell)
-    panel = PhrasePanel(" ".join(args.query), function=args.function,
-                        lang="zh" if lang == "zh" else "en",
-                        on_insert=bridge_inserter(shell), shell=shell)
+    query = " ".join(args.query)
+    function = normalize_function(args.function)
+    if function and function not in {n.path for n in functions()}:
+        raise UsageError(f"%mech phrases: unknown function {args.function!r}; "
+                         "`mechnb phrases --list-functions` lists them")
+    lang: Lang = "zh" if (args.lang or _default_lang(shell)) == "zh" else "en"
     if not args.inline:
         from .._bridge import active_bridge
 
         bridge = active_bridge(shell)
-        if bridge is not None and bridge.open_sidebar(panel.widget, title=SIDEBAR_TITLE):
-            return OpenedInSidebar(panel)
+        if bridge is not None and "open_sidebar" in bridge.capabilities:
+            panel = _SIDEBAR_PANELS.get(id(shell))
+            if panel is None:
+                panel = PhrasePanel(query, function=function, lang=lang,
+                                    on_insert=bridge_inserter(shell), shell=shell)
+            else:
+                panel.query, panel.function, panel.lang = query, function, lang
+            if bridge.open_sidebar(panel.widget, title=SIDEBAR_TITLE):
+                _SIDEBAR_PANELS[id(shell)] = panel
+                return OpenedInSidebar(panel)
+    panel = PhrasePanel(query, function=function, lang=lang, on_insert=bridge_inserter(shell),
+                        shell=shell)
     widget: object = panel.widget
     return widget

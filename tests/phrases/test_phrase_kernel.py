@@ -128,3 +128,14 @@ def test_side_bar_and_insert_through_the_bridge(frontend: Frontend) -> None:
     inserts = [d for d in _bridge_messages(clicked, bridge_comm) if d["method"] == "insert_text"]
     assert inserts == [{"protocol": 1, "method": "insert_text", "session": frontend.session,
                         "text": search("closed form")[0].en}]
+
+    again = frontend.execute("%mech phrases research question --lang zh")
+    assert _errors(again) == []
+    (reopened,) = [d for d in _bridge_messages(again, bridge_comm)
+                   if d["method"] == "open_sidebar"]
+    assert reopened["model_id"] == opened["model_id"]  # the side-bar panel is reused
+    values = [m["content"]["data"]["state"].get("value") for m in again
+              if m["msg_type"] == "comm_msg"
+              and m["content"]["data"].get("method") == "update"]
+    assert "research question" in values
+    assert any("核心问题" in str(v) for v in values)  # the rows now show Chinese text
