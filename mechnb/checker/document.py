@@ -126,6 +126,11 @@ class Document:
         return sites
 
     @cached_property
+    def cell_labels(self) -> dict[str, Cell]:
+        """Metadata label → the first cell that declares it."""
+        return self.paper.labels()
+
+    @cached_property
     def labels(self) -> frozenset[str]:
         """Every defined label."""
         return frozenset(self.label_sites)

@@ -141,7 +141,7 @@ def check_caption_names(doc: Document, rule: Rule) -> Iterator[Finding]:
         if c.validates:
             names = list(c.validates)
             for label in c.validates:
-                target = doc.paper.labels().get(label)
+                target = doc.cell_labels.get(label)
                 if target is not None and target.title:
                     names.append(target.title)
             low = caption.lower()

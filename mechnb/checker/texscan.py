@@ -78,15 +78,11 @@ class ScannedText:
     source: str
     spans: list[Span] = field(default_factory=list)
     problems: list[TexProblem] = field(default_factory=list)
-    _newlines: list[int] | None = field(default=None, repr=False)
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of ``offset``."""
-        if self._newlines is None:
-            self._newlines = [i for i, ch in enumerate(self.source) if ch == "\n"]
-        line = bisect.bisect_left(self._newlines, offset)
-        start = self._newlines[line - 1] + 1 if line else 0
-        return line + 1, offset - start + 1
+        src = self.source
+        return src.count("\n", 0, offset) + 1, offset - src.rfind("\n", 0, offset)
 
     def where(self, offset: int) -> str:
         """``line L, column C`` of ``offset`` (for messages)."""

@@ -1,0 +1,82 @@
+"""Check speed (DESIGN.md §6): ``mechnb check`` must stay within 10× of the json.load floor.
+
+For the generated notebooks of ``generate.py`` (half markdown with math, a quarter code with
+text output, a quarter with image outputs) it times, side by side:
+
+* ``mechnb check NB --format json`` as a whole process (best of 5),
+* the floor: a Python process that only ``json.load``s the notebook (best of 5),
+* in process: ``check(path)`` (read + all rules) and ``check(paper)`` (rules only), best of 5,
+  reported per cell.
+
+Runs under ``benchmarks/run.py`` (``make bench``) or alone: ``python benchmarks/bench_check.py``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import write
+
+SIZES = (100, 400, 1600, 6400)
+FLOOR = "import json, sys\nwith open(sys.argv[1], encoding='utf-8') as f:\n    json.load(f)\n"
+
+
+def wall(cmd: list[str], repeats: int = 5) -> float:
+    """Best wall time of ``cmd``; exit codes 0 and 1 (findings) are both a normal run."""
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        took = time.perf_counter() - t0
+        if proc.returncode not in (0, 1):
+            raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stderr[-2000:]}")
+        best = min(best, took)
+    return best
+
+
+def best_of(fn: Callable[[], object], repeats: int = 5) -> float:
+    """Best time of ``fn()`` in this process."""
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def run(report: Callable[[str, str], None]) -> None:
+    """Rows per size: process times, the ratio to the floor, in-process time per cell."""
+    from mechnb.checker import check
+    from mechnb.notebook import read_paper
+
+    per_cell: dict[int, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for n in SIZES:
+            nb = write(n, root / f"bench_{n}.ipynb")
+            floor = wall([sys.executable, "-c", FLOOR, str(nb)])
+            whole = wall([sys.executable, "-m", "mechnb", "check", str(nb), "--format", "json"])
+            paper = read_paper(nb)
+            findings = len(check(paper))
+            with_read = best_of(partial(check, nb))
+            rules_only = best_of(partial(check, paper))
+            per_cell[n] = with_read / n
+            report(f"check {n} cells: process / floor",
+                   f"{whole * 1000:.0f} ms / {floor * 1000:.0f} ms = {whole / floor:.1f}x "
+                   f"(target <= 10x)")
+            report(f"check {n} cells: in-process read+check",
+                   f"{with_read * 1000:.1f} ms = {with_read / n * 1e6:.0f} us/cell "
+                   f"(rules only {rules_only / n * 1e6:.0f} us/cell; {findings} findings)")
+    report("check linearity: us/cell 6400 vs 100",
+           f"{per_cell[SIZES[-1]] * 1e6:.0f} vs {per_cell[SIZES[0]] * 1e6:.0f}")
+
+
+if __name__ == "__main__":
+    run(lambda name, value: print(f"{name:<45} {value}"))
