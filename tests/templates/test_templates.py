@@ -338,3 +338,12 @@ def test_cells_are_fresh_each_call() -> None:
     first[1].metadata["mechnb"]["validates"].append("thm:b")
     again = role_cells("experiment", validates=["thm:a"])
     assert again[1].metadata["mechnb"]["validates"] == ["thm:a"]
+
+
+@pytest.mark.parametrize(("role", "variant", "lang"), ALL, ids=ids(ALL))
+def test_validates_reaches_exactly_the_flagged_cells(role: str, variant: str, lang: str) -> None:
+    cells = _cells(role, variant, lang, validates=["thm:main"])
+    for cell, raw in zip(cells, _raw_variant(role, variant), strict=True):
+        expected = ["thm:main"] if raw.get("validates") else None
+        assert cell.metadata["mechnb"].get("validates") == expected
+    assert all("validates" not in c.metadata["mechnb"] for c in _cells(role, variant, lang))
