@@ -14,6 +14,7 @@ and prints the ratios. Targets: ≥ 20× faster than nbconvert, within 10× of t
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -48,7 +49,7 @@ def measure(n: int, root: Path, nbconvert: bool) -> dict[str, float]:
     out["floor"] = wall([sys.executable, "-c", FLOOR, str(nb)])
     out["mechnb"] = wall([str(BIN / "mechnb"), "export", str(nb), "-o", str(root / f"out{n}"),
                           "--force"])
-    if nbconvert:
+    if nbconvert and shutil.which("pandoc"):  # nbconvert --to latex converts markdown with pandoc
         out["nbconvert"] = wall([str(BIN / "jupyter"), "nbconvert", "--to", "latex", str(nb),
                                  "--output-dir", str(root / f"nbc{n}")], repeats=1)
     return out
@@ -63,6 +64,8 @@ def run(report: Callable[[str, str], None]) -> None:
             r = results[n] = measure(n, Path(tmp), nbconvert=n <= limit)
             line = (f"mechnb {r['mechnb'] * 1e3:7.0f} ms | floor {r['floor'] * 1e3:5.0f} ms "
                     f"({r['mechnb'] / r['floor']:4.1f}x floor)")
+            if n <= limit and "nbconvert" not in r:
+                line += " | nbconvert not run: it needs pandoc (apt-get install pandoc)"
             if "nbconvert" in r:
                 line += (f" | nbconvert {r['nbconvert']:6.2f} s "
                          f"({r['nbconvert'] / r['mechnb']:5.1f}x faster)")

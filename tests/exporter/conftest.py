@@ -1,0 +1,52 @@
+"""Exporter test helpers: fixture paths and snapshot comparison.
+
+Set ``MECHNB_UPDATE_SNAPSHOTS=1`` to rewrite the expected files from the current output (then
+review the diff with git before committing).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures" / "exporter"
+NOTEBOOKS = FIXTURES / "notebooks"
+EXPECTED = FIXTURES / "expected"
+EXAMPLE = REPO / "notebooks" / "example_paper.ipynb"
+VENV_BIN = Path(sys.executable).parent
+UPDATE = os.environ.get("MECHNB_UPDATE_SNAPSHOTS") == "1"
+
+FIXTURE_NOTEBOOKS = sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb"))
+COMPILING_NOTEBOOKS = [n for n in FIXTURE_NOTEBOOKS if n not in ("tex_error",
+                                                                 "undefined_reference")]
+
+
+def assert_snapshot(path: Path, actual: str) -> None:
+    """``actual`` equals the content of ``path`` (rewritten when MECHNB_UPDATE_SNAPSHOTS=1)."""
+    if UPDATE:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(actual, "utf-8")
+        return
+    assert path.exists(), f"no snapshot {path}; run with MECHNB_UPDATE_SNAPSHOTS=1 to create it"
+    expected = path.read_text("utf-8")
+    assert actual == expected, f"output differs from {path.name} (MECHNB_UPDATE_SNAPSHOTS=1 " \
+                               "updates it)"
+
+
+@pytest.fixture
+def paper_dir(tmp_path: Path) -> Path:
+    """A scratch copy of the fixture notebooks (+ refs.bib, figure.png) to export from."""
+    target = tmp_path / "papers"
+    shutil.copytree(NOTEBOOKS, target)
+    return target
+
+
+def needs_tex() -> pytest.MarkDecorator:
+    """Skip unless xelatex and latexmk are installed (``make tex`` installs them)."""
+    missing = not (shutil.which("xelatex") and shutil.which("latexmk"))
+    return pytest.mark.skipif(missing, reason="TeX Live (xelatex, latexmk) is not installed")

@@ -1,0 +1,76 @@
+"""Markdown → LaTeX, one construct at a time, from ``markdown_cases.txt`` (input / expected)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mechnb.exporter.markdown import RenderContext, render_markdown
+
+from .conftest import FIXTURES, UPDATE
+
+CASES_FILE = FIXTURES / "markdown_cases.txt"
+
+
+def read_cases(path: Path) -> list[tuple[str, str, str]]:
+    """``name`` line, ``.``, markdown, ``.``, expected LaTeX, ``.`` — repeated."""
+    cases = []
+    lines = path.read_text("utf-8").split("\n")
+    i = 0
+    while i < len(lines):
+        if not lines[i].strip() or lines[i].startswith("#"):
+            i += 1
+            continue
+        name = lines[i]
+        assert lines[i + 1] == ".", f"{path.name}:{i + 2}: expected '.'"
+        j = lines.index(".", i + 2)
+        k = lines.index(".", j + 1)
+        cases.append((name, "\n".join(lines[i + 2:j]), "\n".join(lines[j + 1:k])))
+        i = k + 1
+    return cases
+
+
+def write_cases(path: Path, cases: list[tuple[str, str, str]]) -> None:
+    blocks = [f"{name}\n.\n{md}\n.\n{tex}\n.\n" for name, md, tex in cases]
+    path.write_text("# Markdown cases: name, '.', markdown, '.', expected LaTeX, '.'\n\n"
+                    + "\n".join(blocks), "utf-8")
+
+
+CASES = read_cases(CASES_FILE)
+
+if UPDATE:
+    write_cases(CASES_FILE, [(n, md, render_markdown(md, RenderContext(cell=0)))
+                             for n, md, _ in CASES])
+
+
+@pytest.mark.parametrize("source,expected", [(md, tex) for _, md, tex in CASES],
+                         ids=[name for name, _, _ in CASES])
+def test_markdown_case(source: str, expected: str) -> None:
+    assert render_markdown(source, RenderContext(cell=0)) == expected
+
+
+def test_raw_html_is_dropped_with_a_finding() -> None:
+    ctx = RenderContext(cell=4)
+    out = render_markdown("<script>alert(1)</script>\n\nText <b>bold</b>.", ctx)
+    assert "script" not in out and "<" not in out and "alert" not in out
+    assert out == "Text bold."
+    assert {f.code for f in ctx.findings} == {"MECH803"}
+    assert all(f.cell == 4 for f in ctx.findings)
+
+
+def test_citations_and_labels_are_collected() -> None:
+    ctx = RenderContext(cell=0)
+    render_markdown("See [@a; @b] and \\citet{c,d}.\n\n$$x \\label{eq:x}$$\n\n"
+                    "\\begin{align}y \\label{eq:y}\\end{align}", ctx)
+    assert ctx.citations == {"a", "b", "c", "d"}
+    assert ctx.labels == {"eq:x", "eq:y"}
+
+
+def test_local_image_is_copied_into_resources(tmp_path: Path) -> None:
+    (tmp_path / "plot.png").write_bytes(b"\x89PNG fake")
+    ctx = RenderContext(cell=2, base_dir=tmp_path, files_dir="p_files")
+    out = render_markdown("![Attention map](plot.png)", ctx)
+    assert ctx.resources == {"p_files/cell2-plot.png": b"\x89PNG fake"}
+    assert "\\includegraphics" in out and "{p_files/cell2-plot.png}" in out
+    assert "\\caption{Attention map}" in out

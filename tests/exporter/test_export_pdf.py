@@ -1,0 +1,99 @@
+"""PDF: TeX log parsing (always) and real XeLaTeX compiles (marker ``tex``)."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mechnb.cli import main
+from mechnb.exporter.api import export
+from mechnb.exporter.pdf import LATEXMK_ARGS, parse_log
+
+from .conftest import COMPILING_NOTEBOOKS, EXAMPLE, FIXTURES, needs_tex
+
+LOG = (FIXTURES / "logs" / "sample.log").read_text("utf-8")
+PROBLEMS = {"tex-error", "undefined-reference", "undefined-citation"}
+
+
+def test_latexmk_runs_without_shell_escape_and_never_waits() -> None:
+    assert "-no-shell-escape" in LATEXMK_ARGS and "-shell-escape" not in LATEXMK_ARGS
+    assert "-interaction=nonstopmode" in LATEXMK_ARGS and "-halt-on-error" in LATEXMK_ARGS
+    assert "-xelatex" in LATEXMK_ARGS
+
+
+def test_log_findings_are_mapped_to_cells() -> None:
+    cells = (None,) * 40 + (7,) * 20 + (9,) * 20   # lines 41-60 → cell 7, 61-80 → cell 9
+    found = parse_log(LOG, "paper.tex", cells)
+    summary = [(f.code, f.cell, f.labels) for f in found]
+    assert summary == [
+        ("MECH810", 7, ()),
+        ("MECH811", 9, ("thm:missing",)),
+        ("MECH812", 9, ("nobody2020",)),
+    ]
+    assert "Undefined control sequence" in found[0].message
+
+
+@pytest.mark.tex
+@needs_tex()
+@pytest.mark.parametrize("name", COMPILING_NOTEBOOKS)
+def test_fixture_compiles_without_errors_or_undefined_references(name: str, paper_dir: Path,
+                                                                 tmp_path: Path) -> None:
+    result = export(paper_dir / f"{name}.ipynb", tmp_path, pdf=True)
+    problems = [f.format(name) for f in result.findings if f.name in PROBLEMS]
+    assert problems == []
+    assert result.pdf_path is not None and result.pdf_path.stat().st_size > 1000
+
+
+@pytest.mark.tex
+@needs_tex()
+def test_example_paper_compiles_cleanly(tmp_path: Path) -> None:
+    nb = tmp_path / "example_paper.ipynb"
+    shutil.copy(EXAMPLE, nb)
+    shutil.copy(EXAMPLE.with_suffix(".bib"), tmp_path / "example_paper.bib")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["export", str(nb), "--pdf", "--strict"], out, err)
+    assert code == 0, err.getvalue()
+    pdf = tmp_path / "build" / "example_paper" / "example_paper.pdf"
+    assert out.getvalue().split() == [str(pdf.with_suffix(".tex")), str(pdf)]
+    assert "running xelatex" in err.getvalue() and "running bibtex" in err.getvalue()
+    log = pdf.with_suffix(".log").read_text("utf-8", errors="replace")
+    assert "undefined" not in log.lower()
+    assert "Missing character" not in log
+
+
+@pytest.mark.tex
+@needs_tex()
+def test_tex_error_is_reported_at_its_cell(paper_dir: Path, tmp_path: Path) -> None:
+    result = export(paper_dir / "tex_error.ipynb", tmp_path, pdf=True)
+    assert result.pdf_path is None
+    errors = [f for f in result.findings if f.name == "tex-error"]
+    assert errors and errors[0].cell == 2
+    assert "Undefined control sequence" in errors[0].message
+
+
+@pytest.mark.tex
+@needs_tex()
+def test_undefined_reference_is_reported_at_its_cell(paper_dir: Path, tmp_path: Path) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["export", str(paper_dir / "undefined_reference.ipynb"), "-o", str(tmp_path),
+                 "--pdf"], out, err)
+    assert "undefined_reference.ipynb[cell 2]: MECH811 error undefined-reference: reference " \
+           "'thm:missing'" in err.getvalue()
+    assert code == 0  # the PDF was written; only --strict makes error findings fatal
+
+
+@pytest.mark.tex
+@needs_tex()
+def test_annotated_draft_compiles(paper_dir: Path, tmp_path: Path) -> None:
+    from mechnb.exporter.api import paper_findings
+    from mechnb.notebook import read_paper
+
+    paper = read_paper(paper_dir / "all_roles_en.ipynb")
+    notes = paper_findings(paper) + paper_findings(
+        read_paper(paper_dir / "title_from_heading.ipynb"))
+    result = export(paper, tmp_path, pdf=True, annotations=notes)
+    assert "\\todo{" in result.latex
+    assert [f for f in result.findings if f.name in PROBLEMS] == []

@@ -1,0 +1,74 @@
+"""Property tests: math reaches LaTeX unchanged; the renderer never crashes."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mechnb.exporter.api import render
+from mechnb.exporter.markdown import RenderContext, render_markdown
+from mechnb.notebook import paper_from_dict
+
+MATH_ALPHABET = st.sampled_from([*"abcxyzABC0123456789+-=<>()[]^_{},.;:!|'/ ",
+                                 "\\alpha", "\\frac{1}{2}", "\\sum_{i}", "\\mathbb{R}",
+                                 "\\left(", "\\right)", "\\\\", "&", "%", "#", "~"])
+WORDS = st.sampled_from(["attention", "head", "the", "softmax", "of", "a", "100%", "x_1",
+                         "(see", "below)", "C++", "naïve", "注意力", "—", "&", "#", "~"])
+
+
+@st.composite
+def math(draw: st.DrawFn) -> str:
+    body = "".join(draw(st.lists(MATH_ALPHABET, min_size=1, max_size=12)))
+    body = body.strip()
+    if not body or body.endswith("\\"):
+        body = "x"
+    return body
+
+
+@st.composite
+def prose(draw: st.DrawFn) -> str:
+    return " ".join(draw(st.lists(WORDS, min_size=1, max_size=6)))
+
+
+@given(prose(), math(), prose())
+def test_inline_math_is_preserved(before: str, formula: str, after: str) -> None:
+    out = render_markdown(f"{before} ${formula}$ {after}", RenderContext())
+    assert f"${formula}$" in out
+
+
+@given(prose(), math())
+def test_display_math_is_preserved(before: str, formula: str) -> None:
+    source = f"{before}\n\n$$\n{formula}\n$$\n\n{before}"
+    out = render_markdown(source, RenderContext())
+    assert f"\n{formula}\n" in out
+
+
+@given(st.lists(math(), min_size=1, max_size=3))
+def test_align_environment_is_preserved(rows: list[str]) -> None:
+    env = "\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}"
+    out = render_markdown(f"Text.\n\n{env}\n\nMore.", RenderContext())
+    assert env in out
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=400))
+def test_renderer_never_crashes_on_any_text(source: str) -> None:
+    assert isinstance(render_markdown(source, RenderContext(cell=0)), str)
+
+
+MARKDOWNISH = st.lists(st.sampled_from([
+    "# ", "## ", "- ", "1. ", "> ", "```", "    ", "|", "---", "*", "**", "_", "~~", "`", "$",
+    "$$", "\\begin{align}", "\\end{align}", "\\label{x}", "[@k]", "[t](u)", "![i](p.png)",
+    "<b>", "</b>", "\n", "\n\n", "text", "\\ref{a}", "\\", "{", "}", "&", "%", "中文", "α",
+]), max_size=40).map("".join)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(MARKDOWNISH, st.sampled_from([None, "theorem", "proof", "question", "limitations",
+                                     "abstract", "appendix", "note", "formula"]))
+def test_whole_export_never_crashes_on_markdown_soup(source: str, role: str | None) -> None:
+    meta = {"mechnb": {"role": role}} if role else {}
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+          "cells": [{"cell_type": "markdown", "metadata": meta, "source": source}]}
+    result = render(paper_from_dict(nb))
+    assert result.latex.rstrip().endswith("\\end{document}")
