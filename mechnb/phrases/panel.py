@@ -85,17 +85,19 @@ class ResultRow:
         """The phrase, escaped."""
         self.note = widgets.HTML()
         """The usage note, escaped."""
-        self.function = widgets.Label()
+        self.function = widgets.Label(style={"font_size": "0.8em", "text_color": "gray"})
+        """The phrase's function path, a small caption above the text."""
+        button = {"width": "auto", "flex": "0 0 auto"}  # never squeezed in a narrow side bar
         self.insert_button = widgets.Button(description=LABELS[lang]["insert"],
                                             button_style="primary",
-                                            layout=widgets.Layout(width="auto"))
+                                            layout=widgets.Layout(**button))
         self.copy_button = widgets.Button(description=LABELS[lang]["copy"],
-                                          layout=widgets.Layout(width="auto"))
+                                          layout=widgets.Layout(**button))
         self.insert_button.on_click(lambda _b: panel.insert(slot))
         self.copy_button.on_click(lambda _b: panel.copy(slot))
         self.box = widgets.VBox(
-            [self.text, self.note,
-             widgets.HBox([self.insert_button, self.copy_button, self.function])],
+            [self.function, self.text, self.note,
+             widgets.HBox([self.insert_button, self.copy_button])],
             layout=widgets.Layout(display="none", border_bottom="1px solid #ddd",
                                   padding="4px 0"))
         self.phrase: Phrase | None = None
@@ -145,7 +147,7 @@ class PhrasePanel:
         self.function_dropdown = widgets.Dropdown(options=options, value=root,
                                                   layout=widgets.Layout(width="98%"))
         self.lang_toggle = widgets.ToggleButtons(options=[("EN", "en"), ("中文", "zh")],
-                                                 value=lang)
+                                                 value=lang, style={"button_width": "4em"})
         self.status = widgets.Label()
         self.rows = [ResultRow(self, n, lang) for n in range(max_rows)]
         self.copy_hint = widgets.Label()
