@@ -26,11 +26,11 @@ substitution), ``validates`` (``true``: this cell receives the labels passed as 
 and ``primary`` (``true``: this cell receives ``label``/``title``; by default the first cell whose
 role is the template's role). Every role has a ``default`` variant (directly or as an alias).
 
-Sources are CommonMark with TeX math, or Python for code cells. Tokens are substituted with plain
-``str.replace`` (TeX uses braces, so no ``str.format``): ``{{label}}`` (the label, or the visible
-blank ``<prefix>:[name]``), ``{{title}}``, ``{{target}}`` (the first validated label, or
-``[target]``), plus any token named in ``slots`` or passed by a scaffold. Square-bracket slots such
-as ``[phenomenon]`` are left for the author to fill in. References are written
+Sources are CommonMark with TeX math, or Python for code cells. Tokens are substituted in one
+pass of a ``{{name}}`` pattern (TeX uses braces, so never ``str.format``): ``{{label}}`` (the
+label, or the visible blank ``<prefix>:[name]``), ``{{title}}``, ``{{target}}`` (the first
+validated label, or ``[target]``), plus any token named in ``slots`` or passed by a scaffold.
+Square-bracket slots such as ``[phenomenon]`` are left for the author. References are written
 ``\cref{{{target}}}``: the exported preamble loads cleveref with names in the paper's language
 ("Theorem 1", "定理 1"), and prose avoids TeX-only spacing such as ``~`` (printed literally).
 
@@ -80,6 +80,7 @@ DEFAULT_VARIANT = "default"
 TARGET_BLANK = "[target]"
 TITLE_BLANK = {"en": "[title]", "zh": "[标题]"}
 NBFORMAT_MINOR = 5
+_TOKEN = re.compile(r"\{\{(\w+)\}\}")
 
 
 def _read_json(relpath: str) -> Any:
@@ -148,9 +149,10 @@ def _text(value: Any, lang: str) -> str:
 
 
 def _substitute(text: str, tokens: Mapping[str, str]) -> str:
-    for name, value in tokens.items():
-        text = text.replace("{{" + name + "}}", value)
-    return text
+    """Replace ``{{name}}`` tokens in one pass (a value, e.g. a user's title, is never expanded)."""
+    if "{{" not in text:
+        return text
+    return _TOKEN.sub(lambda m: tokens.get(m.group(1), m.group(0)), text)
 
 
 def _label_blank(role: str) -> str:

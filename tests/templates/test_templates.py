@@ -347,3 +347,10 @@ def test_validates_reaches_exactly_the_flagged_cells(role: str, variant: str, la
         expected = ["thm:main"] if raw.get("validates") else None
         assert cell.metadata["mechnb"].get("validates") == expected
     assert all("validates" not in c.metadata["mechnb"] for c in _cells(role, variant, lang))
+
+
+def test_user_text_is_not_expanded_again() -> None:
+    [cell] = role_cells("title", title="Why {{label}} and \\ref{{{target}}} stay as typed")
+    assert cell.source == "# Why {{label}} and \\ref{{{target}}} stay as typed"
+    # TeX braces next to a token are kept: \label{{{label}}} -> \label{eq:a}
+    assert "\\label{eq:a}\n" in role_cells("formula", label="eq:a")[0].source
