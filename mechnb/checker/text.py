@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -31,8 +32,11 @@ _HARD_REF = re.compile(
 )
 _CITED_AFTER = re.compile(r"\s+(?:of|in|from)\s+(?:\\cite|\\citet|\\citep|\[@|@)")
 _TODO = re.compile(r"\b(?:TODO|FIXME|XXX|TBD)\b|待补充|待完成|待定")
-_PLACEHOLDER = re.compile(r"(?<![\w\]}\\!^`])\[(?P<body>[^\[\]\n]{1,80})\](?![(\[:{])")
+_PLACEHOLDER = re.compile(r"(?<![A-Za-z0-9_}\\!^`])\[(?P<body>[^\[\]\n]{1,160})\](?![({])")
 _PLACEHOLDER_BODY = re.compile(r"^[A-Za-z\u3400-\u9fff][^\d\\$_^=+@<>{}|*#`]*$")
+_INLINE_MATH = re.compile(r"\$[^$\n]*\$")
+_MATH_SLOT = re.compile(r"(?<![A-Za-z0-9})\]^_\\])\[\s*\\text\{[^\[\]\n]*\]")
+_EXAMPLE_HINT = re.compile(r"\be\.g\.|例如")
 _LINK_DEF = re.compile(r"(?m)^[ \t]{0,3}\[([^\]\n]+)\]:")
 _LONG_WORD = re.compile(r"[A-Za-z]{2,}|[\u3400-\u9fff]")
 
@@ -115,30 +119,67 @@ def check_todo(doc: Document, rule: Rule) -> Iterator[Finding]:
 
 
 def is_placeholder(body: str) -> bool:
-    """True for a template slot like ``phenomenon`` / ``factor A`` / ``现象``.
+    """True for a template slot like ``phenomenon`` / ``factor A`` / ``现象`` / ``i``.
 
-    Not a slot: intervals and lists of single letters (``a, b``), numbers, math, citations,
-    task-list boxes (``x``), anything with digits or TeX.
+    Not a slot: intervals and lists of single letters (``a, b``), task-list boxes (``x``),
+    numbers, citations, anything with digits or TeX. Inline math inside the slot
+    (``[condition on $w$]``) counts as a word.
     """
-    body = body.strip()
+    body = _INLINE_MATH.sub("X", body).strip()
+    if body[:1].isalpha() and _EXAMPLE_HINT.search(body):
+        return True  # "[format, e.g. bfloat16]": a slot that shows an example
     if not body or not _PLACEHOLDER_BODY.match(body):
         return False
+    if len(body) == 1:
+        return body not in "xX"
     return bool(_LONG_WORD.search(body))
 
 
+def _slots_in_cell(doc: Document, idx: int, link_defs: set[str]) -> Iterator[tuple[int, str]]:
+    """``(offset, slot)`` of every unfilled slot in a markdown cell's prose and math."""
+    scan = doc.scans[idx]
+    src = scan.source
+    if "[" not in src:
+        return
+    prose = [(s.start, s.end) for s in scan.spans if s.kind == "prose"]
+    starts = [a for a, _ in prose]
+
+    def in_prose(offset: int) -> bool:
+        k = bisect.bisect_right(starts, offset) - 1
+        return k >= 0 and prose[k][0] <= offset < prose[k][1]
+
+    for m in _PLACEHOLDER.finditer(src):
+        if not (in_prose(m.start()) and in_prose(m.end() - 1)) or "`" in m.group("body"):
+            continue
+        body = m.group("body")
+        line_start = m.start() == 0 or src[m.start() - 1] == "\n"
+        if line_start and src.startswith(":", m.end()):
+            continue  # a link reference definition "[name]: url"
+        following = re.match(r"\[([^\[\]\n]*)\]", src[m.end():m.end() + 162])
+        if body.strip().lower() in link_defs or (
+                following and following.group(1).strip().lower() in link_defs):
+            continue  # a reference-style link [text][ref] / [ref]
+        if is_placeholder(body):
+            yield m.start(), m.group()
+    for span in scan.spans:
+        if span.kind == "math" and "\\text" in src[span.start:span.end]:
+            for m in _MATH_SLOT.finditer(src, span.start, span.end):
+                yield m.start(), m.group()
+
+
 def check_placeholders(doc: Document, rule: Rule) -> Iterator[Finding]:
-    """Template slots (``[phenomenon]``) that were never filled in."""
+    """Template slots (``[phenomenon]``, ``$[\\text{bound}]$``) that were never filled in."""
     link_defs: set[str] = set()
     for scan in doc.scans.values():
         if "]:" in scan.source:
             link_defs |= {m.group(1).strip().lower() for m in _LINK_DEF.finditer(scan.source)}
-    for cell, offset, text in _prose_pieces(doc):
-        if "[" not in text:
-            continue
-        for m in _PLACEHOLDER.finditer(text):
-            body = m.group("body")
-            if not is_placeholder(body) or body.strip().lower() in link_defs:
-                continue
-            at = None if offset is None else offset + m.start()
-            yield rule.at(doc, f"template placeholder {m.group()!r} is still unfilled; replace "
-                               f"it with your own text", cell, at)
+    found: list[tuple[int | None, int | None, str]] = []
+    for idx in doc.scans:
+        found += [(idx, at, slot) for at, slot in _slots_in_cell(doc, idx, link_defs)]
+    for cell, _offset, text in _prose_pieces(doc):
+        if _offset is None and "[" in text:  # title and captions
+            found += [(cell, None, m.group()) for m in _PLACEHOLDER.finditer(text)
+                      if is_placeholder(m.group("body"))]
+    for cell, at, slot in sorted(found, key=lambda f: (f[0] is not None, f[0] or 0, f[1] or 0)):
+        yield rule.at(doc, f"template placeholder {slot!r} is still unfilled; replace it with "
+                           f"your own text", cell, at)
