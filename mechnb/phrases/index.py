@@ -63,6 +63,8 @@ class SearchIndex:
     ranked: dict[tuple[str, Lang | None], tuple[Row, ...]] = field(default_factory=dict)
     in_load_order: dict[str, tuple[Phrase, ...]] = field(default_factory=dict)
     """The phrases of each subtree in library order (the answer to an empty query)."""
+    longest: int = 0
+    """Length of the longest haystack: a longer query cannot match anything."""
 
 
 def _roots(function: str) -> list[str]:
@@ -97,4 +99,6 @@ def build_index(phrases: Sequence[Phrase]) -> SearchIndex:
             ranked[(root, lang)] = tuple(rows[lang][n] for n in tie_order)
     in_load_order = {root: tuple(phrases[n] for n in positions)
                      for root, positions in members.items()}
-    return SearchIndex(ranked, in_load_order)
+    longest = max((len(full) for lang_rows in rows.values() for _text, full, _p in lang_rows),
+                  default=0)
+    return SearchIndex(ranked, in_load_order, longest)

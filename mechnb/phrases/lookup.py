@@ -25,10 +25,10 @@ def in_subtree(function: str, root: str) -> bool:
     return not root or function == root or function.startswith(root + "/")
 
 
-def _bucket_one_term(rows: tuple[Row, ...], term: str) -> list[list[Phrase]]:
+def _bucket_one_term(rows: tuple[Row, ...], term: str, joined: str) -> list[list[Phrase]]:
     """Matches of a single word (the common case while typing), by ``tier * 2 + field``."""
     buckets: list[list[Phrase]] = [[], [], [], [], [], []]
-    exact, start, cjk = f" {term} ", f" {term}", is_cjk(term[0])
+    exact, start, cjk = f" {joined} ", f" {term}", is_cjk(term[0])
     for text, full, phrase in rows:
         if term in text:
             where, field = text, 0
@@ -36,15 +36,14 @@ def _bucket_one_term(rows: tuple[Row, ...], term: str) -> list[list[Phrase]]:
             where, field = full, 1
         else:
             continue
-        tier = 0 if cjk or exact in where else 1 if start in where else 2
+        tier = 0 if (cjk and joined in where) or exact in where else 1 if start in where else 2
         buckets[tier * 2 + field].append(phrase)
     return buckets
 
 
-def _bucket_terms(rows: tuple[Row, ...], terms: list[str]) -> list[list[Phrase]]:
+def _bucket_terms(rows: tuple[Row, ...], terms: list[str], joined: str) -> list[list[Phrase]]:
     """Matches of several words (all must occur), by ``tier * 2 + field``."""
     buckets: list[list[Phrase]] = [[], [], [], [], [], []]
-    joined = " ".join(terms)
     exact = f" {joined} "
     cjk_phrase = is_cjk(joined[0])
     starts = [f" {t}" for t in terms if not is_cjk(t[0])]
@@ -81,11 +80,15 @@ def search(query: str = "", *, function: str | None = None, lang: Lang | None = 
     terms = fold(query).split() if query else []
     if not terms:
         hits = list(lib.index.in_load_order.get(root, ()))
+    elif max(map(len, terms)) > lib.index.longest:
+        hits = []  # a word longer than any haystack: nothing can match, skip the scan
     else:
+        terms = list(dict.fromkeys(terms))  # a repeated word adds nothing
+        joined = " ".join(terms)
         rows = lib.index.ranked.get((root, lang), ())
         # rows come in tie order (shorter function, then id), so buckets need no sorting
-        buckets = (_bucket_one_term(rows, terms[0]) if len(terms) == 1
-                   else _bucket_terms(rows, terms))
+        buckets = (_bucket_one_term(rows, terms[0], joined) if len(terms) == 1
+                   else _bucket_terms(rows, terms, joined))
         hits = [p for bucket in buckets for p in bucket]
     return hits[:limit] if limit is not None else hits
 

@@ -109,6 +109,10 @@ def test_absurd_queries_do_not_crash(library: Library, query: str) -> None:
     assert isinstance(hits, list)
 
 
+def test_repeated_words_behave_like_one(library: Library) -> None:
+    assert search("gap " * 5000, library=library) == search("gap", library=library)
+
+
 def test_punctuation_only_query_is_an_empty_query(library: Library) -> None:
     assert search("?!.,;:", library=library) == list(library.phrases)
 
