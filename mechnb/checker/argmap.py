@@ -46,6 +46,7 @@ class Node:
     subtitle: str
     label: str = ""
     cell: int | None = None
+    cell_id: str | None = None
     open_end: bool = False
     ghost: bool = False
     notes: list[str] = field(default_factory=list)
@@ -86,7 +87,7 @@ def build_graph(paper: Paper, findings: Sequence[Finding]) -> tuple[list[Node], 
         nodes[f"c{c.index}"] = Node(
             key=f"c{c.index}", stage=stage, title=head, label=c.label or f"cell {c.index}",
             subtitle=_snippet(c.title or c.caption or c.source) or "(empty)",
-            cell=c.index, open_end=any(f.code in OPEN_CODES for f in own),
+            cell=c.index, cell_id=c.id, open_end=any(f.code in OPEN_CODES for f in own),
             notes=[f"{f.code} {f.message}" for f in own])
     edges: list[Edge] = []
 
@@ -228,6 +229,9 @@ def render_svg(nodes: list[Node], edges: list[Edge], title: str = "") -> str:
     for n in nodes:
         cls = "node" + (" open" if n.open_end else "") + (" ghost" if n.ghost else "")
         attrs = f' data-mechnb-cell-index="{n.cell}"' if n.cell is not None else ""
+        if n.cell_id:  # the extension selects the cell when the box is clicked
+            attrs += f' data-mechnb-cell-id="{escape(n.cell_id, quote=True)}"'
+
         tip = "\n".join([f"cell {n.cell}" if n.cell is not None else "missing", *n.notes])
         out.append(f'<g class="{cls}"{attrs}><title>{escape(tip)}</title>'
                    f'<rect x="{n.x:.0f}" y="{n.y:.0f}" width="{WIDTH}" height="{HEIGHT}" '
