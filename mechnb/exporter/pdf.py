@@ -22,7 +22,7 @@ LATEXMK_ARGS = ("-xelatex", "-norc", "-interaction=nonstopmode", "-halt-on-error
 
 # TeX wraps log lines at 79 characters unless told otherwise; wrapped lines defeat the parser.
 TEX_ENV = {"max_print_line": "10000", "error_line": "254", "half_error_line": "238",
-           "openout_any": "p"}
+           "openout_any": "p", "openin_any": "p"}
 _PROGRESS_RE = re.compile(r"^Run number \d+ of rule '([^']+)'")
 _FILE_LINE_ERROR_RE = re.compile(r"^(?:\./)?([^:\n]+\.tex):(\d+): (.*)$")
 _BANG_RE = re.compile(r"^! (.*)$")
@@ -86,6 +86,8 @@ def parse_log(log: str, tex_name: str, cells: tuple[int | None, ...]) -> list[Fi
         if c:
             add("undefined-citation", f"citation '{c.group(1)}' is not in the bibliography",
                 int(c.group(2)), (c.group(1),))
+    if len(findings) > 1:  # "Emergency stop" only repeats the error before it
+        findings = [f for f in findings if "Emergency stop" not in f.message]
     return findings
 
 
