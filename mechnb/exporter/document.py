@@ -184,7 +184,12 @@ class _Builder:
         if cell.index == self.title_cell:
             source = _ATX_TITLE_RE.sub("", source, count=1)
         ctx = self.context_for(cell)
+        if role is not None and role.latex_kind == "evidence":
+            # a figure/experiment cell's caption and label go to its first image
+            ctx.figure_caption = render_inline(cell.caption, ctx) if cell.caption else None
+            ctx.figure_label = cell.label
         body = render_markdown(source, ctx)
+        ctx.figure_caption = ctx.figure_label = None
         title = render_inline(cell.title, ctx) if cell.title and role else None
         kind = "text" if role is None or role.latex_kind in ("text", "appendix", "evidence") \
             else role.latex_kind

@@ -74,6 +74,9 @@ class RenderContext:
     citations: set[str] = field(default_factory=set)
     labels: set[str] = field(default_factory=set)
     """Labels defined by ``\\label`` in rendered text or math."""
+    figure_caption: str | None = None
+    """LaTeX caption for the next image-only paragraph (a ``figure`` cell's metadata)."""
+    figure_label: str | None = None
 
     def add_finding(self, slug: str, message: str) -> None:
         """Record an exporter finding at the current cell."""
@@ -342,11 +345,18 @@ class LatexRenderer:
         if path is None:
             return ""
         caption = self.inline(t.children or [])
+        label = ""
+        if self.ctx.figure_caption is not None or self.ctx.figure_label:
+            caption = self.ctx.figure_caption or caption
+            label = "\\label{" + self.ctx.figure_label + "}" if self.ctx.figure_label else ""
+            if self.ctx.figure_label:
+                self.ctx.labels.add(self.ctx.figure_label)
+            self.ctx.figure_caption = self.ctx.figure_label = None
         lines = ["\\begin{figure}[htbp]", "\\centering",
                  "\\includegraphics[width=0.8\\linewidth,height=0.45\\textheight,"
                  "keepaspectratio]{" + path + "}"]
-        if caption.strip():
-            lines.append("\\caption{" + caption + "}")
+        if caption.strip() or label:
+            lines.append("\\caption{" + caption + "}" + label)
         lines.append("\\end{figure}")
         return "\n".join(lines)
 
