@@ -114,8 +114,13 @@ def _toml_loads(text: str) -> dict[str, Any]:
 
 
 def load_pyproject_config(notebook: Path | None, names: Mapping[str, str]) -> CheckConfig:
-    """``[tool.mechnb]`` of the nearest pyproject.toml above ``notebook`` (empty if none)."""
-    pyproject = find_pyproject((notebook or Path.cwd()).resolve())
+    """``[tool.mechnb]`` of the nearest pyproject.toml above ``notebook`` (empty if none).
+
+    A notebook without a path (built from a dict) has no project, so no pyproject applies.
+    """
+    if notebook is None:
+        return CheckConfig()
+    pyproject = find_pyproject(notebook.resolve())
     if pyproject is None:
         return CheckConfig()
     where = str(pyproject)

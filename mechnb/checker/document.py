@@ -22,6 +22,8 @@ CITE_COMMANDS = ("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "
                  "citeyearpar", "Citet", "Citep", "parencite", "textcite", "autocite",
                  "footcite", "nocite")
 _REF = re.compile(r"\\(" + "|".join(REF_COMMANDS) + r")\*?\{([^{}]*)\}")
+REF_PATTERN = _REF
+"""``\\ref``-like commands (group 1: the command, group 2: the comma-separated labels)."""
 _LABEL = re.compile(r"\\label\{([^{}]*)\}")
 _CITE = re.compile(r"\\(" + "|".join(CITE_COMMANDS) + r")\*?(?:\[[^\]]*\]){0,2}\{([^{}]*)\}")
 _PANDOC_GROUP = re.compile(r"\[([^\[\]\n]*@[^\[\]\n]*)\]")

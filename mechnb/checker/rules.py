@@ -168,8 +168,9 @@ RULES: tuple[Rule, ...] = (
     _r("MECH022", "dangerous-tex", E,
        "Remove the command; keep the paper self-contained.",
        "TeX that could reach outside the paper: `\\write18`, `\\immediate\\write`, `\\openout`, "
-       "`\\openin`, `\\directlua`, and `\\input`/`\\include`/`\\includegraphics`-like commands "
-       "with an absolute, `~`, `..` or `|pipe` path (markdown, raw cells, captions).",
+       "`\\openin`, `\\directlua`, `\\csname write18…`, and `\\input`/`\\include`/"
+       "`\\includegraphics`-like commands with an absolute, `~`, `..`, `|pipe` or macro-built "
+       "path (markdown, raw cells, captions).",
        text.check_dangerous, group="tex"),
     _r("MECH023", "hard-coded-reference", W,
        "Use \\cref{label} instead of the number.",

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..findings import Finding
 from ..roles import get_role
-from .document import STATEMENT_BOUNDARY, Document, obligation_roles
+from .document import REF_PATTERN, STATEMENT_BOUNDARY, Document, obligation_roles
 
 if TYPE_CHECKING:
     from .rule import Rule
@@ -151,7 +151,7 @@ def check_caption_names(doc: Document, rule: Rule) -> Iterator[Finding]:
                                   f"({', '.join(c.validates)}); add e.g. "
                                   f"\"validates \\cref{{{c.validates[0]}}}\"", c.index,
                        c.validates)
-        elif c.role == "figure" and "\\" not in caption:
+        elif c.role == "figure" and not REF_PATTERN.search(caption):
             yield _one(doc, rule, "the caption does not say what this figure validates; add "
                                   "`validates` to its metadata and name it in the caption "
                                   "(\"… as predicted by \\cref{thm:main}\")", c.index)

@@ -16,8 +16,10 @@ if TYPE_CHECKING:
 _DANGEROUS = re.compile(
     r"\\(?P<cmd>write)\s*18\b"
     r"|\\immediate\s*\\(?P<imm>write)"
+    r"|\\(?P<cs>csname)\s*(?:write|immediate|openout|openin|input|include|@@input)"
+    r"|\\(?P<macro>input|include|@@input)\*?\s*\{\s*\\"  # a path built from macros
     r"|\\(?P<open>openout|openin|directlua|ShellEscape|ShellEscapeSetup)(?![A-Za-z])"
-    r"|\\(?P<inp>input|include|InputIfFileExists|lstinputlisting|verbatiminput|VerbatimInput"
+    r"|\\(?P<inp>@@input|input|include|InputIfFileExists|lstinputlisting|verbatiminput|VerbatimInput"
     r"|inputminted|includegraphics|import|subimport|includepdf)\*?"
     r"\s*(?:\[[^\]]*\]\s*)?(?:\{[^{}]*\}\s*)?"  # optional argument; \inputminted{lang}{file}
     r"(?:\{(?P<arg>[^{}]*)\}|(?P<bare>[^\s{}\\]+))"
@@ -26,7 +28,7 @@ _HARD_REF = re.compile(
     r"\b(?P<kind>Figures?|Figs?\.|Tables?|Tab\.|Sections?|Sec\.|Theorems?|Thm\.|Lemmas?|"
     r"Propositions?|Prop\.|Corollary|Corollaries|Definitions?|Def\.|Equations?|Eqs?\.|"
     r"Assumptions?|Claims?|Appendix|Algorithms?|Remarks?|Experiments?)"
-    r"[ \t~]*\(?(?:\d+(?:\.\d+)*|[A-H](?:\.\d+)*)\)?(?![\w])"
+    r"[ \t~]*\(?(?:\d+(?:\.\d+)*[a-z]?|[A-H](?:\.\d+)*)\)?(?![\w])"
     r"|(?P<zh>(?:图|表|定理|引理|命题|推论|定义|公式|假设|附录)[ \t]*[（(]?\d+"
     r"|第[ \t]*\d+[ \t]*[节章])"
 )
@@ -51,6 +53,10 @@ def check_balanced(doc: Document, rule: Rule) -> Iterator[Finding]:
 def _dangerous_reason(m: re.Match[str]) -> str | None:
     if m.group("cmd") or m.group("imm"):
         return "writes to files or runs shell commands"
+    if m.group("cs"):
+        return "builds a file or shell command name with \\csname"
+    if m.group("macro"):
+        return "reads a file whose path is built from macros; write a plain relative path"
     if m.group("open"):
         return f"(\\{m.group('open')}) opens files or runs code outside the paper"
     path = (m.group("arg") if m.group("arg") is not None else m.group("bare") or "").strip()
@@ -77,7 +83,10 @@ def check_dangerous(doc: Document, rule: Rule) -> Iterator[Finding]:
                 if reason is None:
                     continue
                 at = None if offset is None else offset + m.start()
-                yield rule.at(doc, f"`{m.group()[:60]}` {reason}; remove it — mechnb runs TeX "
+                shown = text[m.start():max(m.end(), m.start() + 32)].split("\n", 1)[0]
+                if len(m.group()) < len(shown):
+                    shown = shown.split(" ", 2)[0] if m.group("cs") is None else shown
+                yield rule.at(doc, f"`{shown[:60]}` {reason}; remove it — mechnb runs TeX "
                                    f"without shell escape and keeps the paper self-contained",
                               c.index, at)
 
