@@ -98,7 +98,8 @@ def export(notebook: str | os.PathLike[str] | Paper | Mapping[str, Any],
     if pdf:
         from .pdf import compile_pdf
 
-        compiled = compile_pdf(result.tex_path, progress)
+        compiled = compile_pdf(result.tex_path, progress,
+                               sources={c.index: c.source for c in paper.cells})
         result.pdf_path = compiled.pdf
         result.log_path = compiled.log
         result.findings.extend(compiled.findings)

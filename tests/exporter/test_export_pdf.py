@@ -36,6 +36,14 @@ def test_log_findings_are_mapped_to_cells() -> None:
     assert "Undefined control sequence" in found[0].message
 
 
+def test_log_findings_point_at_the_line_in_the_cell() -> None:
+    cells = (None,) * 40 + (7,) * 20 + (9,) * 20
+    sources = {7: "Fine.\nThis cell breaks TeX: $\\undefinedmacro{x}$.",
+               9: "Intro.\n\nSee \\cref{thm:missing} and [@nobody2020]."}
+    found = parse_log(LOG, "paper.tex", cells, sources)
+    assert [(f.cell, f.line, f.column) for f in found] == [(7, 2, 24), (9, 3, 10), (9, 3, 30)]
+
+
 @pytest.mark.tex
 @needs_tex()
 @pytest.mark.parametrize("name", COMPILING_NOTEBOOKS)
@@ -70,7 +78,7 @@ def test_tex_error_is_reported_at_its_cell(paper_dir: Path, tmp_path: Path) -> N
     result = export(paper_dir / "tex_error.ipynb", tmp_path, pdf=True)
     assert result.pdf_path is None
     errors = [f for f in result.findings if f.name == "tex-error"]
-    assert errors and errors[0].cell == 2
+    assert errors and (errors[0].cell, errors[0].line, errors[0].column) == (2, 1, 24)
     assert "Undefined control sequence" in errors[0].message
 
 
@@ -80,7 +88,7 @@ def test_undefined_reference_is_reported_at_its_cell(paper_dir: Path, tmp_path: 
     out, err = io.StringIO(), io.StringIO()
     code = main(["export", str(paper_dir / "undefined_reference.ipynb"), "-o", str(tmp_path),
                  "--pdf"], out, err)
-    assert "undefined_reference.ipynb[cell 2]: MECH811 error undefined-reference: reference " \
+    assert "undefined_reference.ipynb[cell 2]:1:10: MECH811 error undefined-reference: reference " \
            "'thm:missing'" in err.getvalue()
     assert code == 0  # the PDF was written; only --strict makes error findings fatal
 
