@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import MechnbError
 from ..findings import Finding, Severity
 from ..notebook import Paper, paper_from_dict, read_paper
 from .document import ExportOptions, build_document, safe_stem
@@ -117,8 +118,18 @@ def paper_findings(paper: Paper) -> list[Finding]:
         from ..checker import check
     except ImportError:
         return found
+    try:
+        checked = check(paper)
+    except MechnbError:
+        raise
+    except Exception as exc:  # a bug in one rule must not stop the export
+        from .codes import export_finding
+
+        return [*found, export_finding(
+            "checks-failed", f"the closing-loop checks crashed ({type(exc).__name__}: {exc}); "
+            "the draft is exported without them — please report this")]
     seen = {(f.code, f.cell, f.message) for f in found}
-    for f in check(paper):
+    for f in checked:
         if (f.code, f.cell, f.message) not in seen:
             seen.add((f.code, f.cell, f.message))
             found.append(f)

@@ -17,7 +17,7 @@ EXPORT_FINDINGS: dict[str, tuple[str, Severity]] = {
     "tex-error": ("MECH810", Severity.ERROR),
     "undefined-reference": ("MECH811", Severity.ERROR),
     "undefined-citation": ("MECH812", Severity.ERROR),
-    "tex-warning": ("MECH813", Severity.WARNING),
+    "checks-failed": ("MECH813", Severity.WARNING),
 }
 """slug → (code, severity); documented in README's export section."""
 
