@@ -99,8 +99,11 @@ def _isolated_env(base: Path, disable_extension: bool) -> dict[str, str]:
     (notif / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False}))
     if disable_extension:
-        subprocess.run([str(BIN / "jupyter"), "labextension", "disable", "mechnb"], env=env,
-                       check=True, capture_output=True)
+        # --level=user: the isolated JUPYTER_CONFIG_DIR, never the venv's (sys-prefix) config
+        subprocess.run([str(BIN / "jupyter"), "labextension", "disable", "--level=user",
+                        "mechnb"], env=env, check=True, capture_output=True)
+        page_config = json.loads((dirs["config"] / "labconfig" / "page_config.json").read_text())
+        assert page_config["disabledExtensions"]["mechnb"] is True
     return env
 
 
