@@ -8,6 +8,7 @@ definitions are generated for every role of the registry. Every block is precede
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -238,15 +239,12 @@ def _annotations_by_block(blocks: Sequence[Block],
                           annotations: Iterable[Finding]) -> tuple[dict[int, list[Finding]],
                                                                    list[Finding]]:
     """Block position → findings placed there (at the first block at or after their cell)."""
-    cells = [b.cell if b.cell is not None else -1 for b in blocks]
+    cells = [b.cell if b.cell is not None else -1 for b in blocks]  # ascending: notebook order
     placed: dict[int, list[Finding]] = {}
     front: list[Finding] = []
     for f in annotations:
-        if f.cell is None:
-            front.append(f)
-            continue
-        pos = next((n for n, c in enumerate(cells) if c >= f.cell), None)
-        if pos is None:
+        pos = bisect.bisect_left(cells, f.cell) if f.cell is not None else len(cells)
+        if pos >= len(cells):
             front.append(f)
         else:
             placed.setdefault(pos, []).append(f)

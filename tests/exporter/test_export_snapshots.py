@@ -69,3 +69,19 @@ def test_every_block_is_marked_with_its_cell() -> None:
                 if "\\begin{theorem}" in text)
     assert result.rendered.cell_at(line) == 12
     assert result.rendered.cell_at(1) is None
+
+
+def test_annotations_sit_at_their_cells_block() -> None:
+    from mechnb.findings import Finding, Severity
+
+    paper = read_paper(NOTEBOOKS / "all_roles_en.ipynb")
+    notes = [Finding("MECH003", "theorem-without-interpretation", Severity.ERROR,
+                     "interpret 100% of it", cell=12),
+             Finding("MECH001", "missing-required-role", Severity.ERROR, "no gap", cell=None),
+             Finding("MECH099", "on-a-note", Severity.INFO, "note cell", cell=30)]
+    latex = render(paper, annotations=notes).latex
+    assert "% mechnb:cell 12\n\\todo{MECH003: interpret 100\\% of it}\n\\begin{theorem}" in latex
+    assert "% mechnb:cell 31\n\\todo{MECH099: note cell}\n\\paragraph{Limitations.}" in latex
+    assert "\\end{abstract}\n\\todo{MECH001: no gap}" in latex
+    assert "{todonotes}" in latex
+    assert "{todonotes}" not in render(paper).latex
