@@ -11,22 +11,36 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..findings import Finding, Severity
-from ..notebook import Paper, read_paper
-from .config import CheckConfig, load_pyproject_config, parse_config
-from .document import Document
-from .rule import Rule
-from .rules import RULES, RULES_BY_CODE, find_rule, rule_names
+if TYPE_CHECKING:  # the real imports happen on first use (``mechnb <cmd>`` imports cli.py)
+    from ..findings import Finding
+    from ..notebook import Paper
+    from .config import CheckConfig
+    from .rule import Rule
+    from .rules import RULES, find_rule
 
-__all__ = ["RULES", "CheckConfig", "Rule", "check", "find_rule", "load_config", "sort_key"]
+__all__ = ["RULES", "CheckConfig", "Rule", "check", "find_rule", "load_config", "rule_for",
+           "sort_key"]
+
+_LAZY = {"RULES": ".rules", "find_rule": ".rules", "CheckConfig": ".config", "Rule": ".rule"}
+
+
+def __getattr__(name: str) -> Any:
+    # ``import mechnb.checker.cli`` runs this package's __init__; keep that import cheap.
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def load_config(paper: Paper, config: CheckConfig | Mapping[str, Any] | None = None
                 ) -> CheckConfig:
     """The effective configuration: ``config`` (else the pyproject), then notebook metadata."""
+    from .config import CheckConfig, load_pyproject_config, parse_config
+    from .rules import rule_names
+
     names = rule_names()
     if config is None:
         base = load_pyproject_config(paper.path, names)
@@ -63,6 +77,12 @@ def check(paper_or_path: Paper | str | os.PathLike[str], *,
     ``disable`` / ``severity``); the notebook's own ``metadata.mechnb.checks`` always applies.
     Raises ``NotebookReadError`` only when a path cannot be read as a notebook.
     """
+    from dataclasses import replace
+
+    from ..notebook import Paper, read_paper
+    from .document import Document
+    from .rules import RULES, rule_names
+
     paper = paper_or_path if isinstance(paper_or_path, Paper) else read_paper(paper_or_path)
     cfg = load_config(paper, config)
     doc = Document(paper, cfg.problems)
@@ -71,7 +91,7 @@ def check(paper_or_path: Paper | str | os.PathLike[str], *,
     for rule in RULES:
         if rule.code in cfg.disabled:
             continue
-        severity: Severity | None = cfg.severity.get(rule.code)
+        severity = cfg.severity.get(rule.code)
         for f in rule.check(doc, rule):
             if _suppressed(f, paper, names):
                 continue
@@ -84,4 +104,6 @@ def check(paper_or_path: Paper | str | os.PathLike[str], *,
 
 def rule_for(finding: Finding) -> Rule | None:
     """The rule that produced ``finding``."""
+    from .rules import RULES_BY_CODE
+
     return RULES_BY_CODE.get(finding.code)

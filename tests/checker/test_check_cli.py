@@ -105,3 +105,26 @@ def test_cli_as_a_function() -> None:
     assert main(["check", str(WARNINGS)], out, err) == 0
     assert "MECH020 warning figure-never-referenced" in out.getvalue()
     assert main(["check", str(WARNINGS), "--strict"], io.StringIO(), err) == 1
+
+
+def test_the_check_path_imports_no_heavy_modules(tmp_path: Path) -> None:
+    svg = str(tmp_path / "map.svg")
+    code = (
+        "import io, sys\n"
+        "from mechnb.cli import main\n"
+        f"main(['check', {str(ERRORS)!r}, '--map', {svg!r}], io.StringIO(), io.StringIO())\n"
+        "heavy = [m for m in ('nbformat', 'nbconvert', 'ipywidgets', 'markdown_it', 'IPython',\n"
+        "                     'jsonschema', 'pylatexenc') if m in sys.modules]\n"
+        "print(heavy)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert proc.stdout.strip() == "[]"
+    assert Path(svg).read_text("utf-8").startswith("<svg")
+
+
+def test_importing_the_cli_module_does_not_load_the_rules() -> None:
+    code = ("import sys, mechnb.checker.cli\n"
+            "print(sorted(m for m in sys.modules if m.startswith('mechnb.checker.')))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert proc.stdout.strip() == "['mechnb.checker.cli']"
