@@ -12,6 +12,7 @@ from typing import Any
 import ipywidgets as widgets
 import pytest
 from IPython.testing import globalipapp
+from phrase_fixtures import FIXTURES
 
 from mechnb.cli import main
 from mechnb.errors import UsageError
@@ -122,3 +123,16 @@ def test_default_insert_without_a_frontend_offers_the_copy_box(shell: Any,
     panel.rows[0].insert_button.click()
     assert panel.copy_box.layout.display == "flex"
     assert panel.copy_area.value == panel.results[0].en
+
+
+def test_magic_follows_the_language_of_the_notebook(shell: Any) -> None:
+    paper = FIXTURES / "zh_paper.ipynb"
+    shell.user_ns["__session__"] = str(paper)
+    try:
+        widget = mech_phrases(shell, ["因果链"])
+        explicit = mech_phrases(shell, ["--lang", "en"])
+    finally:
+        del shell.user_ns["__session__"]
+    toggle = widget.children[2]
+    assert toggle.value == "zh"
+    assert explicit.children[2].value == "en"
