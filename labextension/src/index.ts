@@ -97,11 +97,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
       // `%mech check` output rows carry data-mechnb-cell-id: a click selects that cell
       panel.content.node.addEventListener('click', event => {
         const target = (event.target as HTMLElement | null)?.closest?.(
-          '[data-mechnb-cell-id]'
+          '[data-mechnb-cell-id], [data-mechnb-cell-index]'
         ) as HTMLElement | null;
-        if (target?.dataset.mechnbCellId) {
+        if (target) {
           const index = Number(target.dataset.mechnbCellIndex ?? NaN);
-          selectCell(panel, target.dataset.mechnbCellId, Number.isNaN(index) ? null : index);
+          selectCell(
+            panel,
+            target.dataset.mechnbCellId ?? null,
+            Number.isNaN(index) ? null : index
+          );
         }
       });
       const button = new ToolbarButton({

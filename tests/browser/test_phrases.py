@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from .conftest import ARTIFACTS, Server
 from .notebook_page import NotebookPage, source
 
@@ -19,11 +21,18 @@ def _count(panel: Any) -> int:
     return int(panel.evaluate(_COUNT_JS))
 
 
-def test_phrase_panel_in_sidebar_filters_and_inserts(page: Any, lab_server: Server) -> None:
-    lab_server.copy_fixture("phrases.ipynb")
-    nb = NotebookPage(page, lab_server, "phrases.ipynb").open()
-    nb.run(0)
-    nb.run(1)
+@pytest.mark.parametrize("frontend", ["lab", "notebook"])
+def test_phrase_panel_in_sidebar_filters_and_inserts(
+        page: Any, lab_server: Server, notebook_server: Server, frontend: str) -> None:
+    server = lab_server if frontend == "lab" else notebook_server
+    name = f"phrases_{frontend}.ipynb"
+    server.copy_fixture("phrases.ipynb", name)
+    nb = NotebookPage(page, server, name).open()
+    if frontend == "lab":  # the magic, typed in cells
+        nb.run(0)
+        nb.run(1)
+    else:  # the command (palette / menu), which loads mechnb and opens the panel itself
+        nb.command("mechnb:open-phrases")
     sidebar = page.locator(".jp-mechnb-sidebar")
     search = sidebar.locator(".mechnb-phrase-panel input[type='text']").first
     search.wait_for()
@@ -43,7 +52,7 @@ def test_phrase_panel_in_sidebar_filters_and_inserts(page: Any, lab_server: Serv
     after = _count(sidebar)
     assert 0 < after < before, (before, after)
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "phrases-jupyterlab.png"))
+    page.screenshot(path=str(ARTIFACTS / f"phrases-{frontend}.png"))
 
     row = sidebar.locator(".widget-vbox").filter(
         has=page.locator(".widget-html", has_text=PHRASE)).last

@@ -92,3 +92,16 @@ def test_export_from_ui_writes_tex(page: Any, lab_server: Server) -> None:
     assert "\\label{thm:main}" in text
     assert "previous-token head forms before the induction head" in text
     assert source(nb.on_disk()["cells"][THEOREM_CELL]).startswith("**Theorem.**")
+
+
+def test_mech_check_output_rows_select_their_cell(page: Any, lab_server: Server) -> None:
+    lab_server.copy_fixture("seeded_defect_magic.ipynb", "check_magic.ipynb")
+    nb = NotebookPage(page, lab_server, "check_magic.ipynb").open()
+    nb.run(8)  # %load_ext mechnb / %mech check
+    row = nb.cell(8).locator(f"[data-mechnb-cell-index='{THEOREM_CELL}']",
+                             has_text="MECH003").first
+    row.wait_for()
+    row.click()
+    page.wait_for_function(
+        "(i) => window.jupyterapp.shell.currentWidget.content.activeCellIndex === i",
+        arg=THEOREM_CELL)
