@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -36,8 +37,10 @@ def bibliography_paths(value: str, notebook: Path | None) -> list[Path]:
         name = part.strip()
         if not name:
             continue
-        p = Path(name).expanduser()
-        if not p.suffix:
+        p = Path(name)
+        with contextlib.suppress(RuntimeError):  # "~user" of an unknown user: keep it as is
+            p = p.expanduser()
+        if not p.suffix and p.name:
             p = p.with_suffix(".bib")
         paths.append(p if p.is_absolute() else base / p)
     return paths

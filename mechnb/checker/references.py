@@ -55,11 +55,15 @@ def _bib(doc: Document) -> tuple[frozenset[str] | None, list[str]]:
     keys: set[str] = set()
     problems = []
     found = False
-    for path in bibliography_paths(value, doc.paper.path):
+    paths = bibliography_paths(value, doc.paper.path)
+    if not paths:
+        return None, [f"metadata.mechnb.bibliography = {value!r} names no .bib file; set it to "
+                      f"a path relative to the notebook"]
+    for path in paths:
         try:
             keys |= bib_keys(path)
             found = True
-        except OSError:
+        except (OSError, ValueError):  # ValueError: a NUL byte in the path
             problems.append(f"the bibliography {path.name!r} (metadata.mechnb.bibliography = "
                             f"{value!r}, looked for {path}) does not exist; fix the path, "
                             f"relative to the notebook")

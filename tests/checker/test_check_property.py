@@ -56,7 +56,9 @@ notebook_meta = st.one_of(anything, st.fixed_dictionaries({}, optional={
     "mechnb": st.one_of(anything, st.fixed_dictionaries({}, optional={
         "paper_type": st.one_of(st.sampled_from(["dynamics", "failure", "expressivity"]),
                                 anything),
-        "bibliography": st.one_of(st.sampled_from(["refs.bib", "none.bib", "", "/"]), anything),
+        "bibliography": st.one_of(st.sampled_from(["refs.bib", "none.bib", "", "/", "~nouser/x",
+                                                   "a\x00b.bib", ".", "..", ",", "x,/"]),
+                                  anything),
         "title": st.one_of(text, anything),
         "checks": st.one_of(anything, st.fixed_dictionaries({}, optional={
             "disable": st.one_of(st.lists(st.sampled_from(["MECH003", "todo-left", "x"])),

@@ -102,3 +102,20 @@ def test_check_accepts_a_paper_and_never_mutates_the_notebook(checker_fixtures: 
     by_paper = check(paper_from_dict(raw, path))
     assert json.dumps(raw, sort_keys=True) == before
     assert by_paper == check(path)
+
+
+@pytest.mark.parametrize(("value", "problem"), [
+    ("nowhere.bib", "does not exist"), ("/", "does not exist"), (",", "names no .bib file"),
+    ("~nosuchuser/x", "does not exist"), ("refs", None), ("refs.bib, ../checker/refs.bib", None),
+])
+def test_bibliography_paths(checker_fixtures: Path, value: str, problem: str | None) -> None:
+    from mechnb.notebook import paper_from_dict
+
+    raw = json.loads((checker_fixtures / "clean.ipynb").read_text("utf-8"))
+    raw["metadata"]["mechnb"]["bibliography"] = value
+    findings = check(paper_from_dict(raw, checker_fixtures / "clean.ipynb"))
+    messages = [f.message for f in findings if f.code == "MECH016"]
+    if problem is None:
+        assert findings == []
+    else:
+        assert len(messages) == 1 and problem in messages[0]
