@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from typing import Any
 
 import pytest
@@ -105,3 +106,18 @@ def test_mech_check_output_rows_select_their_cell(page: Any, lab_server: Server)
     page.wait_for_function(
         "(i) => window.jupyterapp.shell.currentWidget.content.activeCellIndex === i",
         arg=THEOREM_CELL)
+
+
+@pytest.mark.tex
+def test_export_from_notebook7_writes_tex_and_pdf(page: Any, notebook_server: Server) -> None:
+    """The command's default (PDF when latexmk + XeLaTeX exist), in Notebook 7's notifications."""
+    if not (shutil.which("latexmk") and shutil.which("xelatex")):
+        pytest.skip("TeX Live is not installed (`make tex`)")
+    notebook_server.copy_fixture(SEEDED, "export_nb7.ipynb")
+    nb = NotebookPage(page, notebook_server, "export_nb7.ipynb").open()
+    nb.command("mechnb:export-paper")
+    out = "build/export_nb7/export_nb7"
+    page.locator(".Toastify__toast", has_text=f"Wrote {out}.tex and {out}.pdf").wait_for(
+        timeout=120_000)
+    assert (notebook_server.root / f"{out}.pdf").read_bytes().startswith(b"%PDF")
+    assert "\\label{thm:main}" in (notebook_server.root / f"{out}.tex").read_text("utf-8")
