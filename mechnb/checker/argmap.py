@@ -200,7 +200,7 @@ def render_svg(nodes: list[Node], edges: list[Edge], title: str = "") -> str:
            f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
            f'aria-label="{escape(title or "argument map", quote=True)}">',
            f"<title>{escape(title or 'argument map')}</title>",
-           f"<style>{css}</style>",
+           f"<style><![CDATA[\n{css.replace(']]>', '')}]]></style>",
            '<defs><marker id="mechnb-arrow" viewBox="0 0 10 10" refX="9" refY="5" '
            'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
            '<path d="M0,0 L10,5 L0,10 z" class="arrowhead"/></marker></defs>']

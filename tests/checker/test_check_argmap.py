@@ -59,3 +59,16 @@ def test_svg_matches_the_golden_file() -> None:
     assert len(clickable) == len([g for g in boxes if "ghost" not in g.get("class", "")])
     dashed = [p for p in root.iter(f"{SVG}path") if p.get("class") == "edge open"]
     assert len(dashed) == 1
+
+
+def test_styles_are_scoped_to_the_report() -> None:
+    # an SVG or HTML <style> inside notebook output applies to the whole JupyterLab page
+    import re
+    from importlib import resources
+
+    for name, scope in (("argmap.css", ".mechnb-argmap"), ("report.css", ".mechnb-check")):
+        css = re.sub(r"/\*.*?\*/", "", resources.files("mechnb.checker").joinpath(name)
+                     .read_text("utf-8"), flags=re.S)
+        for rule in re.findall(r"([^{}]+)\{", css):
+            for selector in rule.split(","):
+                assert selector.strip().startswith(scope), (name, selector)
