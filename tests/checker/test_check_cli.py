@@ -37,9 +37,10 @@ def test_exit_codes(path: Path, strict: bool, code: int) -> None:
     assert proc.returncode == code, proc.stderr
 
 
-@pytest.mark.parametrize("bad", ["missing.ipynb", "broken.ipynb", "nbformat3.ipynb"])
+@pytest.mark.parametrize("bad", ["missing.ipynb", "broken.ipynb", "nbformat3.ipynb",
+                                 "latin1.ipynb", "list.ipynb", "."])
 def test_unreadable_notebook_exits_2_with_a_clear_message(bad: str) -> None:
-    path = FIXTURES.parent / "foundation" / bad
+    path = FIXTURES / "unreadable" / bad
     proc = run(path)
     assert proc.returncode == 2
     assert proc.stderr.startswith("mechnb check: ") and "Traceback" not in proc.stderr

@@ -119,3 +119,15 @@ def test_bibliography_paths(checker_fixtures: Path, value: str, problem: str | N
         assert findings == []
     else:
         assert len(messages) == 1 and problem in messages[0]
+
+
+def test_reading_findings_are_rules_too(checker_fixtures: Path) -> None:
+    expected = json.loads((checker_fixtures / "format.expected.json").read_text("utf-8"))
+
+    def got(config: dict[str, object] | None) -> list[list[object]]:
+        return [[f.code, f.cell, f.severity.value]
+                for f in check(checker_fixtures / "format.ipynb", config=config)
+                if f.code >= "MECH026"]
+
+    assert got(None) == expected["default"]
+    assert got(expected["config"]) == expected["configured"]
