@@ -100,9 +100,14 @@ class Document:
         """True for cells before the appendix."""
         return cell.index < self.appendix_start
 
+    @staticmethod
+    def stated(cell: Cell) -> bool:
+        """True if the cell says something: non-blank source or outputs (an empty cell does not)."""
+        return bool(cell.source.strip() or cell.outputs)
+
     def roles_present(self) -> set[str]:
-        """Every role used by some cell."""
-        return {c.role for c in self.cells if c.role}
+        """Every role used by some cell that says something."""
+        return {c.role for c in self.cells if c.role and self.stated(c)}
 
     def has_figure(self, cell: Cell) -> bool:
         """True if the cell becomes a figure: a ``figure`` cell, or image outputs."""
@@ -225,7 +230,7 @@ class Document:
         for c in self.block_after(cell):
             if c in found:
                 continue
-            if c.role == "proof":
+            if c.role == "proof" and self.stated(c):
                 found.append(c)
             elif c.is_markdown and c.role not in ("note",) and _PROOF_POINTER.search(c.source) \
                     and _POINTER_TARGET.search(c.source):
@@ -234,7 +239,8 @@ class Document:
 
     def interpretation_of(self, cell: Cell) -> Cell | None:
         """The ``interpretation`` cell that follows ``cell`` within its block, if any."""
-        return next((c for c in self.block_after(cell) if c.role == "interpretation"), None)
+        return next((c for c in self.block_after(cell)
+                     if c.role == "interpretation" and self.stated(c)), None)
 
     # ---- finding construction -------------------------------------------------------------
     def position(self, cell: int | None, offset: int | None) -> tuple[int | None, int | None]:

@@ -44,7 +44,7 @@ def check_required_roles(doc: Document, rule: Rule) -> Iterator[Finding]:
 
 def check_validation(doc: Document, rule: Rule) -> Iterator[Finding]:
     """The paper closes its loop somewhere: a proof or an experiment."""
-    if not doc.paper.cells_with_role("proof", "experiment"):
+    if not doc.roles_present() & {"proof", "experiment"}:
         yield _one(doc, rule, "the paper has no validation: add a `proof` or an `experiment` "
                               "(`%mech validate <label>`) that closes the loop")
 
@@ -283,12 +283,12 @@ def check_figure_referenced(doc: Document, rule: Rule) -> Iterator[Finding]:
 
 def check_question(doc: Document, rule: Rule) -> Iterator[Finding]:
     """A boxed research question at the end of the introduction."""
-    if not doc.paper.cells_with_role("question"):
+    if "question" not in doc.roles_present():
         yield _one(doc, rule, "no boxed research question; state it at the end of the "
                               "introduction with `%mech question`")
 
 
 def check_contributions(doc: Document, rule: Rule) -> Iterator[Finding]:
     """A short list of contributions."""
-    if not doc.paper.cells_with_role("contributions"):
+    if "contributions" not in doc.roles_present():
         yield _one(doc, rule, "no contributions list; add one with `%mech contributions`")
