@@ -34,7 +34,8 @@ class CheckReport:
     def _repr_html_(self) -> str:
         from .report import findings_html
 
-        return findings_html(self.findings, self.path.name, self.svg)
+        return findings_html(self.findings, self.path.name, self.svg,
+                             note="(the last saved version — save first to check your edits)")
 
     def __repr__(self) -> str:
         from .report import summary_line

@@ -53,7 +53,8 @@ def rule_table_markdown() -> str:
 _SEVERITY_ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
 
 
-def findings_html(findings: Sequence[Finding], path: str, svg: str | None = None) -> str:
+def findings_html(findings: Sequence[Finding], path: str, svg: str | None = None,
+                  note: str | None = None) -> str:
     """A table of findings (every text escaped); rows carry the cell id/index for the frontend."""
     from importlib import resources
 
@@ -75,6 +76,8 @@ def findings_html(findings: Sequence[Finding], path: str, svg: str | None = None
             f"<td><code>{escape(f.code)}</code> {escape(f.name)}</td>"
             f"<td>{escape(f.message)}</td></tr>")
     head = escape(summary_line(path, findings))
+    if note:
+        head += f' <span class="mechnb-note">{escape(note)}</span>'
     table = ("" if not rows else
              '<table class="mechnb-findings"><thead><tr><th>where</th><th>severity</th>'
              "<th>rule</th><th>what to do</th></tr></thead><tbody>"

@@ -96,3 +96,9 @@ def test_display_in_the_shell_shows_html(shell: Any) -> None:
     data, _ = DisplayFormatter().format(report)  # what a Jupyter kernel sends to the frontend
     assert "mechnb-findings" in data["text/html"]
     assert "MECH004" in data["text/plain"]
+
+
+def test_the_report_says_it_checked_the_saved_file(shell: Any) -> None:
+    report = mech_check(shell, [str(UNCLOSED), "--no-map"])
+    assert isinstance(report, CheckReport)
+    assert "last saved version" in report._repr_html_()

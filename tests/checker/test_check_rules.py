@@ -131,3 +131,10 @@ def test_reading_findings_are_rules_too(checker_fixtures: Path) -> None:
 
     assert got(None) == expected["default"]
     assert got(expected["config"]) == expected["configured"]
+
+
+def test_top_level_mechnb_check_is_the_checker(checker_fixtures: Path) -> None:
+    import mechnb
+
+    path = checker_fixtures / "rules" / "MECH026-no-boxed-question" / "fires.ipynb"
+    assert mechnb.check(path) == check(path)
