@@ -66,6 +66,8 @@ def _theorem_roundtrip(page: Any, server: Server, name: str) -> dict[str, float]
     # the inserted markdown cells are shown rendered, not as raw source
     rendered = page.locator(".jp-MarkdownCell.jp-mechnb-hasRole.jp-mod-rendered")
     assert rendered.count() >= 2
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"theorem-{server.kind}.png"))
     return {
         "finished_to_visible_ms": times["visible"] - times["finished"],
         "keypress_to_visible_ms": times["visible"] - times["started"],
