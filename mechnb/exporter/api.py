@@ -89,8 +89,16 @@ def export(notebook: str | os.PathLike[str] | Paper | Mapping[str, Any],
     paper = as_paper(notebook)
     result = render(paper, template=template, include_code=include_code,
                     annotations=annotations)
-    if not write:
-        return result
+    if write:
+        write_result(result, output_dir, pdf=pdf, force=force, progress=progress)
+    return result
+
+
+def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None = None, *,
+                 pdf: bool = False, force: bool = False,
+                 progress: Callable[[str], None] | None = None) -> ExportResult:
+    """Write a rendered result (and compile it with ``pdf=True``); fills in the paths."""
+    paper = result.paper
     out_dir = Path(output_dir) if output_dir is not None else default_output_dir(paper)
     stem = paper.path.stem if paper.path else "paper"
     result.tex_path = write_export(out_dir, stem + ".tex", result.latex, result.resources, force)

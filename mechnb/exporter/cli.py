@@ -35,11 +35,21 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..errors import ExportError
     from ..findings import Severity
     from ..notebook import read_paper
-    from .api import export, paper_findings
+    from .api import paper_findings, render, write_result
+    from .background import BackgroundChecks
 
     name = str(args.notebook)
     paper = read_paper(args.notebook)
-    checks = paper_findings(paper)
+    if args.annotate:  # the notes go into the LaTeX, so the checks come first
+        checks = paper_findings(paper)
+        result = render(paper, template=args.template, include_code=args.include_code,
+                        annotations=checks)
+    else:  # the checks run in a child process while the LaTeX is rendered here
+        background = BackgroundChecks(paper)
+        try:
+            result = render(paper, template=args.template, include_code=args.include_code)
+        finally:
+            checks = background.result()  # also reaps the child when rendering failed
     if args.strict:
         errors = [f for f in checks if f.severity is Severity.ERROR]
         if errors:
@@ -50,10 +60,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     def progress(message: str) -> None:
         print(message, file=err, flush=True)
 
-    result = export(paper, args.output_dir, pdf=args.pdf, force=args.force,
-                    template=args.template, include_code=args.include_code,
-                    annotations=checks if args.annotate else (),
-                    progress=progress if args.pdf else None)
+    write_result(result, args.output_dir, pdf=args.pdf, force=args.force,
+                 progress=progress if args.pdf else None)
     own = result.findings
     if any(f.name == "missing-bibliography" for f in checks):  # the checker said it already
         own = [f for f in own if f.name not in BIBLIOGRAPHY_FINDINGS]

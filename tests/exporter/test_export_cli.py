@@ -202,3 +202,24 @@ def test_export_process_does_not_import_heavy_modules(module: str, paper_dir: Pa
     proc = subprocess.run([str(VENV_BIN / "python"), "-c", code], capture_output=True,
                           text=True, timeout=120)
     assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stderr
+
+
+def test_checks_in_a_child_process_give_the_same_report(paper_dir: Path, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    nb = str(paper_dir / "title_from_heading.ipynb")
+    forked = run_cli(nb, "-o", str(tmp_path / "a"))
+    monkeypatch.setenv("MECHNB_NO_FORK", "1")
+    in_process = run_cli(nb, "-o", str(tmp_path / "b"))
+    assert forked[0] == in_process[0] == 0
+    assert forked[2] == in_process[2] and "MECH001" in forked[2]
+
+
+def test_background_checks_deliver_findings_from_the_child(paper_dir: Path) -> None:
+    from mechnb.exporter.api import paper_findings
+    from mechnb.exporter.background import BackgroundChecks
+    from mechnb.notebook import read_paper
+
+    paper = read_paper(paper_dir / "outputs.ipynb")
+    background = BackgroundChecks(paper)
+    assert background._pid is not None  # really forked (Linux)
+    assert background.result() == paper_findings(paper)

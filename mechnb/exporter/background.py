@@ -1,0 +1,74 @@
+"""Run the closing-loop checks in a forked child while the parent renders the LaTeX.
+
+Only for the ``mechnb export`` process (single-threaded, fresh): the checks and the export are
+independent, so on a multi-core machine the checks cost almost nothing extra. Never used inside a
+kernel (forking a process with threads is unsafe); ``MECHNB_NO_FORK=1`` or a platform without
+``os.fork`` runs the checks in-process instead, with the same result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from ..findings import Finding, Severity
+from ..notebook import Paper
+
+
+def _finding(data: dict[str, Any]) -> Finding:
+    return Finding(code=data["code"], name=data["name"], severity=Severity(data["severity"]),
+                   message=data["message"], cell=data["cell"], line=data["line"],
+                   column=data["column"], labels=tuple(data["labels"]),
+                   cell_id=data["cell_id"])
+
+
+class BackgroundChecks:
+    """``paper_findings(paper)`` computed in a child process; ``result()`` collects it."""
+
+    def __init__(self, paper: Paper) -> None:
+        self.paper = paper
+        self._pid: int | None = None
+        self._fd: int | None = None
+        self._result: list[Finding] | None = None
+        if not hasattr(os, "fork") or os.environ.get("MECHNB_NO_FORK"):
+            return
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child reports through the pipe
+            os.close(read_fd)
+            status = 0
+            try:
+                from .api import paper_findings
+
+                payload = json.dumps([f.to_json() for f in paper_findings(paper)])
+            except BaseException:  # the parent redoes the work and reports the error itself
+                payload, status = "null", 1
+            with os.fdopen(write_fd, "w", encoding="utf-8") as fh:
+                fh.write(payload)
+            os._exit(status)
+        os.close(write_fd)
+        self._pid, self._fd = pid, read_fd
+
+    def result(self) -> list[Finding]:
+        """The findings (in-process when the child could not deliver them)."""
+        if self._result is None:
+            self._result = self._collect()
+        return self._result
+
+    def _collect(self) -> list[Finding]:
+        if self._fd is not None and self._pid is not None:
+            with os.fdopen(self._fd, "r", encoding="utf-8") as fh:
+                payload = fh.read()
+            _, status = os.waitpid(self._pid, 0)
+            self._fd = self._pid = None
+            if status == 0:
+                try:
+                    data = json.loads(payload)
+                    if isinstance(data, list):
+                        return [_finding(d) for d in data]
+                except (ValueError, KeyError, TypeError):
+                    pass
+        from .api import paper_findings
+
+        return paper_findings(self.paper)
