@@ -7,7 +7,7 @@ Each cell becomes zero or more blocks; how a cell is read depends on its role's 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -18,6 +18,7 @@ from ..roles import Role, get_role
 from .codes import export_finding
 from .escape import escape_latex
 from .markdown import (
+    LatexRenderer,
     RenderContext,
     parse,
     render_inline,
@@ -31,6 +32,7 @@ Part = Literal["main", "appendix"]
 SHOW_CODE_TAGS = frozenset({"mech-show-code"})
 """Cell tags that print a code cell's source even without ``--include-code``."""
 
+PAPER_MIME_TYPES = frozenset({"text/latex", "text/markdown"})
 RAW_LATEX_FORMATS = frozenset({"text/latex", "latex", "tex"})
 _SAFE_STEM_RE = re.compile(r"[^A-Za-z0-9_-]+")
 _ATX_TITLE_RE = re.compile(r"\A\s*#(?!#)[ \t]+(.+?)[ \t#]*(?:\n|\Z)")
@@ -203,8 +205,6 @@ class _Builder:
         if tokens and tokens[0].type == "heading_open":
             heading = tokens[1]
             tokens = tokens[3:]
-        from .markdown import LatexRenderer
-
         renderer = LatexRenderer(ctx, headings="bold")
         body = renderer.render(tokens)
         title = None
@@ -222,8 +222,6 @@ class _Builder:
         tokens = parse(cell.source)
         if tokens and tokens[0].type == "heading_open":
             tokens = tokens[3:]  # "# Abstract" is implied by the environment
-        from .markdown import LatexRenderer
-
         body = LatexRenderer(ctx, headings="bold").render(tokens)
         self.doc.abstract.append(Block(cell.index, "abstract", body, role, None, None, "main"))
 
@@ -241,15 +239,19 @@ class _Builder:
         show_code = self.options.include_code or bool(SHOW_CODE_TAGS.intersection(cell.tags))
         if show_code and cell.source.strip():
             self.add(cell, "code", verbatim(cell.source), role)
+        if role is None and not show_code:
+            # a working cell: its outputs stay in the notebook; say so only for what looks
+            # like paper material (figures, LaTeX/markdown tables)
+            shown = {k for o in cell.outputs if isinstance(o.get("data"), Mapping)
+                     for k in o["data"] if k.startswith("image/") or k in PAPER_MIME_TYPES}
+            if shown:
+                ctx.add_finding("output-dropped", f"this cell's {', '.join(sorted(shown))} "
+                                "output is not exported because the cell has no role; give it "
+                                "the role `figure` or `experiment` (or `result`)")
+            return
         evidence = kind == "evidence"
         images = image_outputs(cell, ctx) if evidence else []
-        rich = rich_outputs(cell, ctx, include_text=show_code,
-                            report_images=not evidence and role is not None)
-        if not evidence and role is None and any(
-                isinstance(o.get("data"), dict) and any(k.startswith("image/") for k in o["data"])
-                for o in cell.outputs):
-            ctx.add_finding("output-dropped", "this cell's image output is not exported because "
-                            "the cell has no role; give it the role `figure` or `experiment`")
+        rich = rich_outputs(cell, ctx, include_text=show_code, report_images=not evidence)
         caption = render_inline(cell.caption, ctx) if cell.caption else None
         if images:
             self.add(cell, "figure", "\n".join(images), role, caption, cell.label)
