@@ -5,6 +5,7 @@ Endpoints (authenticated, paths relative to the server root and confined to it):
 - ``GET /mechnb/check?path=NB``: the checker's findings for the saved notebook (``to_json()``)
 - ``POST /mechnb/export {"path": NB, "pdf": bool?}``: runs ``python -m mechnb export`` on it
 - ``GET /mechnb/roles``: the role registry (name, group, purpose, label prefix) for the role picker
+- ``GET /mechnb/phrases?q=&lang=&function=&limit=``: phrase search (``Phrase.to_record()`` list)
 
 Enabled by ``etc/jupyter/jupyter_server_config.d/mechnb.json`` (installed with the wheel).
 """
@@ -132,10 +133,29 @@ class RolesHandler(APIHandler):
         ], ensure_ascii=False))
 
 
+class PhrasesHandler(APIHandler):
+    """``GET /mechnb/phrases?q=&lang=&function=&limit=``: phrase search, as ``mechnb phrases``."""
+
+    @web.authenticated
+    def get(self) -> None:
+        from .errors import MechnbError
+        from .phrases import search
+
+        lang = self.get_argument("lang", "") or None
+        try:
+            limit = int(self.get_argument("limit", "50"))
+            hits = search(self.get_argument("q", ""), function=self.get_argument("function", "")
+                          or None, lang=lang, limit=limit)  # type: ignore[arg-type]
+        except (ValueError, MechnbError) as exc:
+            raise web.HTTPError(400, str(exc)) from None
+        self.finish(json.dumps([p.to_record() for p in hits], ensure_ascii=False))
+
+
 HANDLERS: list[tuple[str, type[APIHandler]]] = [
     ("check", CheckHandler),
     ("export", ExportHandler),
     ("roles", RolesHandler),
+    ("phrases", PhrasesHandler),
 ]
 
 
@@ -145,4 +165,4 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     base_url = web_app.settings["base_url"]
     web_app.add_handlers(".*$", [(url_path_join(base_url, "mechnb", name), handler)
                                  for name, handler in HANDLERS])
-    serverapp.log.info("mechnb: server extension loaded (/mechnb/check, /export, /roles)")
+    serverapp.log.info("mechnb: server extension loaded (/mechnb/check, /export, /roles, /phrases)")

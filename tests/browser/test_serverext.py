@@ -82,3 +82,12 @@ def test_endpoints_refuse_unauthenticated_and_outside_paths(lab_server: Server) 
     assert _status(lab_server, "check?path=guarded.txt") == 400
     assert _status(lab_server, "export", data={"path": "../../etc/passwd.ipynb"}) == 403
     assert _status(lab_server, "export", data={}) == 400
+
+
+def test_phrases_endpoint_searches_the_library(lab_server: Server) -> None:
+    hits = _request(lab_server, "phrases?q=closed%20form&lang=en&limit=5")
+    assert 0 < len(hits) <= 5
+    assert all("closed" in (h["en"] + h["note"]["en"]).lower() for h in hits)
+    gap = _request(lab_server, "phrases?q=closed%20form&function=abstract/gap")
+    assert gap and all(h["function"].startswith("abstract/gap") for h in gap)
+    assert _status(lab_server, "phrases?q=x&lang=fr") == 400
