@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
@@ -363,7 +364,7 @@ class LatexRenderer:
     def image_file(self, t: Token) -> str | None:
         """Copy a markdown image into the resources; returns its path, or None (with a finding)."""
         src = str(t.attrs.get("src", ""))
-        name = src.rsplit("/", 1)[-1]
+        name = unquote(src.rsplit("/", 1)[-1])
         if src.startswith("attachment:"):
             name = src[len("attachment:"):]
             bundle = self.ctx.attachments.get(name)
@@ -388,7 +389,7 @@ class LatexRenderer:
             self.ctx.add_finding("unsupported-image", f"image {src!r} is not PNG, JPEG or PDF; "
                                  "convert it (e.g. SVG → PDF) to include it")
             return None
-        path = (self.ctx.base_dir or Path.cwd()) / src
+        path = (self.ctx.base_dir or Path.cwd()) / unquote(src)  # markdown-it %-encodes
         try:
             data = path.read_bytes()
         except OSError:

@@ -74,3 +74,10 @@ def test_local_image_is_copied_into_resources(tmp_path: Path) -> None:
     assert ctx.resources == {"p_files/cell2-plot.png": b"\x89PNG fake"}
     assert "\\includegraphics" in out and "{p_files/cell2-plot.png}" in out
     assert "\\caption{Attention map}" in out
+
+
+def test_image_path_with_spaces(tmp_path: Path) -> None:
+    (tmp_path / "my fig.png").write_bytes(b"png")
+    ctx = RenderContext(cell=1, base_dir=tmp_path, files_dir="f")
+    render_markdown("![x](<my fig.png>)", ctx)
+    assert ctx.resources == {"f/cell1-my-fig.png": b"png"} and not ctx.findings
