@@ -86,6 +86,11 @@ class RenderContext:
     def add_resource(self, name: str, data: bytes) -> str:
         """Store ``data`` as ``files_dir/name``; returns its path relative to the ``.tex``."""
         rel = f"{self.files_dir}/{name}"
+        stem, dot, ext = name.rpartition(".")
+        n = 1
+        while self.resources.get(rel, data) != data:  # same name, other image
+            n += 1
+            rel = f"{self.files_dir}/{stem}-{n}{dot}{ext}"
         self.resources[rel] = data
         return rel
 

@@ -81,3 +81,14 @@ def test_image_path_with_spaces(tmp_path: Path) -> None:
     ctx = RenderContext(cell=1, base_dir=tmp_path, files_dir="f")
     render_markdown("![x](<my fig.png>)", ctx)
     assert ctx.resources == {"f/cell1-my-fig.png": b"png"} and not ctx.findings
+
+
+def test_two_images_with_one_name_do_not_collide(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "fig.png").write_bytes(b"one")
+    (tmp_path / "b" / "fig.png").write_bytes(b"two")
+    ctx = RenderContext(cell=3, base_dir=tmp_path, files_dir="f")
+    out = render_markdown("![](a/fig.png) and ![](b/fig.png) and ![](a/fig.png)", ctx)
+    assert ctx.resources == {"f/cell3-fig.png": b"one", "f/cell3-fig-2.png": b"two"}
+    assert out.count("{f/cell3-fig.png}") == 2 and out.count("{f/cell3-fig-2.png}") == 1
