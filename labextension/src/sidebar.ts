@@ -38,6 +38,12 @@ export class WidgetHost extends Panel {
   /** Show the widget `modelId` of `panel`'s kernel, replacing what was shown before. */
   showWidget(panel: NotebookPanel, modelId: string): void {
     this._output?.dispose();
+    if (this._panel !== panel) {
+      this._panel?.disposed.disconnect(this._onPanelDisposed, this);
+      this._panel = panel;
+      // the widget lives in that notebook's kernel: close the host with the notebook
+      panel.disposed.connect(this._onPanelDisposed, this);
+    }
     const model = new OutputAreaModel({ trusted: true });
     this._output = new OutputArea({ model, rendermime: panel.content.rendermime });
     this._output.addClass('jp-mechnb-sidebar-output');
@@ -53,11 +59,14 @@ export class WidgetHost extends Panel {
       },
       metadata: {}
     });
-    // the widget dies with its notebook: close the host then
-    panel.disposed.connect(() => this.dispose());
+  }
+
+  private _onPanelDisposed(): void {
+    this.dispose();
   }
 
   private _output: OutputArea | null = null;
+  private _panel: NotebookPanel | null = null;
 }
 
 /**
@@ -129,7 +138,11 @@ export class FindingsPanel extends Widget {
       message.className = 'jp-mechnb-finding-message';
       message.textContent = finding.message;
       button.append(where, code, message);
-      button.addEventListener('click', () => this._onSelect(panel, finding));
+      button.addEventListener('click', () => {
+        if (!panel.isDisposed) {
+          this._onSelect(panel, finding);
+        }
+      });
       item.appendChild(button);
       list.appendChild(item);
     }
