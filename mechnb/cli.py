@@ -60,6 +60,13 @@ def main(argv: list[str] | None = None, out: TextIO | None = None,
     except KeyboardInterrupt:
         print(f"mechnb {args.command}: interrupted", file=err)
         return 130
+    except BrokenPipeError:
+        # `mechnb check … | head`: the reader went away; exit quietly like other Unix tools.
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     return code
 
 
