@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -44,11 +45,24 @@ def test_phrase_panel_in_sidebar_filters_and_inserts(
     nb.cell(2).locator(".cm-content").click()
     page.keyboard.press("Control+End")
 
+    # type the query; the page notes when the panel's count changes (kernel round trip)
+    page.evaluate(f"""([el, n]) => {{
+        window.__mechnbFilter = {{}};
+        new MutationObserver(() => {{
+            if (window.__mechnbFilter.filtered === undefined && ({_COUNT_JS})(el) !== n)
+                window.__mechnbFilter.filtered = performance.now();
+        }}).observe(el, {{subtree: true, childList: true, characterData: true}});
+        el.querySelector('input[type=text]').addEventListener('input',
+            () => {{ window.__mechnbFilter.typed = performance.now(); }});
+    }}""", [sidebar.element_handle(), before])
     search.fill(QUERY)
     first = sidebar.locator(".widget-html", has_text=PHRASE).first
     first.wait_for()
-    page.wait_for_function(f"([el, n]) => ({_COUNT_JS})(el) !== n",
-                           arg=[sidebar.element_handle(), before])
+    page.wait_for_function("() => window.__mechnbFilter.filtered !== undefined")
+    filter_ms = page.evaluate("() => window.__mechnbFilter.filtered - window.__mechnbFilter.typed")
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / f"latency-phrase-filter-{frontend}.json").write_text(
+        json.dumps({"typed_to_filtered_ms": filter_ms}))
     after = _count(sidebar)
     assert 0 < after < before, (before, after)
     ARTIFACTS.mkdir(exist_ok=True)
