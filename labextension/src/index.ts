@@ -138,16 +138,22 @@ const plugin: JupyterFrontEndPlugin<void> = {
         let role = typeof args.role === 'string' ? args.role : null;
         let label = typeof args.label === 'string' ? args.label : undefined;
         if (role === null) {
-          const names = (await roles()).map(r => r.name);
+          const all = await roles();
+          // "theorem — The main result…": the registry's purpose helps to pick among 30 roles
+          const items = all.map(r => `${r.name} — ${r.purpose.en}`);
+          const current = existing ? all.findIndex(r => r.name === existing.role) : -1;
           const choice = await InputDialog.getItem({
             title: 'Cell role',
-            items: names,
-            current: existing ? Math.max(names.indexOf(existing.role), 0) : 0
+            items,
+            current: Math.max(current, 0)
           });
           if (!choice.button.accept || !choice.value) {
             return;
           }
-          role = choice.value;
+          role = all[items.indexOf(choice.value)]?.name ?? null;
+          if (role === null) {
+            return;
+          }
           const info = (await roles()).find(r => r.name === role);
           const answer = await InputDialog.getText({
             title: `Label for this ${role} (optional)`,

@@ -35,7 +35,10 @@ def test_set_role_from_cell_context_menu_writes_metadata(page: Any, lab_server: 
     nb.cell(0).click(button="right")
     page.locator(".lm-Menu-item", has_text="Set mechnb Role…").click()
     dialog = page.locator(".jp-Dialog")
-    dialog.locator("select").select_option("title")
+    option = dialog.locator("option", has_text="title — ").first  # "title — <its purpose>"
+    dialog.locator("select").select_option(option.get_attribute("value"))
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "set-role-dialog.png"))
     dialog.locator(".jp-mod-accept").click()
     label_dialog = page.locator(".jp-Dialog", has_text="Label for this title")
     label_dialog.locator("input").fill("")
