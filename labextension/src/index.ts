@@ -71,10 +71,52 @@ const plugin: JupyterFrontEndPlugin<void> = {
     palette: ICommandPalette | null
   ) => {
     const hosts = new Map<string, WidgetHost>();
-    const findings = new FindingsPanel((panel, finding) => {
-      selectCell(panel, finding.cell_id, finding.cell);
-      app.shell.activateById(panel.id);
-    });
+    let findings: FindingsPanel | null = null;
+    const findingsPanel = (): FindingsPanel => {
+      if (!findings || findings.isDisposed) {
+        findings = new FindingsPanel((panel, finding) => {
+          selectCell(panel, finding.cell_id, finding.cell);
+          app.shell.activateById(panel.id);
+        });
+      }
+      return findings;
+    };
+
+    // The notebook whose findings are listed; its saves re-run the check (checks are cheap).
+    let checked: NotebookPanel | null = null;
+    let inFlight = false;
+    let again = false;
+    const runCheck = async (panel: NotebookPanel, save: boolean): Promise<void> => {
+      checked = panel;
+      if (inFlight) {
+        again = true;
+        return;
+      }
+      inFlight = true;
+      try {
+        do {
+          again = false;
+          const target = checked as NotebookPanel | null;
+          if (!target || target.isDisposed) {
+            break;
+          }
+          const path = target.context.path;
+          try {
+            if (save && target.context.model.dirty) {
+              await target.context.save();
+            }
+            const result = await requestAPI<IFinding[]>(
+              `check?path=${encodeURIComponent(path)}`
+            );
+            findingsPanel().showFindings(target, result);
+          } catch (error) {
+            findingsPanel().failed(path, (error as Error).message);
+          }
+        } while (again);
+      } finally {
+        inFlight = false;
+      }
+    };
 
     const handlers = {
       insertCells,
@@ -106,6 +148,16 @@ const plugin: JupyterFrontEndPlugin<void> = {
             target.dataset.mechnbCellId ?? null,
             Number.isNaN(index) ? null : index
           );
+        }
+      });
+      panel.context.saveState.connect((_, state) => {
+        if (state === 'completed' && checked === panel && findings?.isAttached) {
+          void runCheck(panel, false);
+        }
+      });
+      panel.disposed.connect(() => {
+        if (checked === panel) {
+          checked = null;
         }
       });
       const button = new ToolbarButton({
@@ -202,20 +254,10 @@ const plugin: JupyterFrontEndPlugin<void> = {
         if (!panel) {
           return;
         }
-        const path = panel.context.path;
-        findings.pending(path);
-        showRight(app, findings, 700);
-        try {
-          if (panel.context.model.dirty) {
-            await panel.context.save();
-          }
-          const result = await requestAPI<IFinding[]>(
-            `check?path=${encodeURIComponent(path)}`
-          );
-          findings.showFindings(panel, result);
-        } catch (error) {
-          findings.failed(path, (error as Error).message);
-        }
+        const view = findingsPanel();
+        view.pending(panel.context.path);
+        showRight(app, view, 700);
+        await runCheck(panel, true);
       }
     });
 

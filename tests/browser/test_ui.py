@@ -124,3 +124,26 @@ def test_export_from_notebook7_writes_tex_and_pdf(page: Any, notebook_server: Se
         timeout=120_000)
     assert (notebook_server.root / f"{out}.pdf").read_bytes().startswith(b"%PDF")
     assert "\\label{thm:main}" in (notebook_server.root / f"{out}.tex").read_text("utf-8")
+
+
+def test_findings_refresh_when_the_fix_is_saved(page: Any, lab_server: Server) -> None:
+    """Fix the seeded defect (an interpretation after the theorem), save: MECH003 is gone."""
+    lab_server.copy_fixture(SEEDED, "fix_me.ipynb")
+    nb = NotebookPage(page, lab_server, "fix_me.ipynb").open()
+    nb.select(THEOREM_CELL)
+    page.locator(".jp-mechnb-check-button").first.click()
+    page.locator(".jp-mechnb-finding", has_text="MECH003").wait_for()
+
+    nb.select(THEOREM_CELL)
+    page.keyboard.press("b")  # new cell below the theorem
+    page.keyboard.press("m")  # … as markdown
+    page.keyboard.press("Enter")
+    page.keyboard.type("In words, the copying circuit is built in two stages.")
+    page.keyboard.press("Escape")
+    nb.command("mechnb:set-role", {"role": "interpretation"})
+    nb.save()
+    page.locator(".jp-mechnb-finding", has_text="MECH003").wait_for(state="detached")
+    assert page.locator(".jp-mechnb-findings-header").inner_text().startswith(
+        "fix_me.ipynb: 0 error(s)")
+    cells = nb.on_disk()["cells"]
+    assert cells[THEOREM_CELL + 1]["metadata"]["mechnb"] == {"role": "interpretation"}
