@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import MechnbError
 from ..findings import Finding, Severity
 from ..notebook import Paper, paper_from_dict, read_paper
+from .context import RenderCache, cache_disabled
 from .document import ExportOptions, build_document, safe_stem
 from .latex import RenderedTex, render_latex
 from .writer import write_export
@@ -39,6 +40,8 @@ class ExportResult:
     """The compiled PDF (``pdf=True`` and TeX succeeded)."""
     log_path: Path | None = None
     citations: set[str] = field(default_factory=set)
+    cache: RenderCache | None = None
+    """The render cache used (saved next to the ``.tex`` by ``write_result``)."""
 
     @property
     def errors(self) -> list[Finding]:
@@ -62,17 +65,26 @@ def default_output_dir(paper: Paper) -> Path:
     return base / "build" / stem
 
 
+def output_directory(paper: Paper, output_dir: str | os.PathLike[str] | None) -> Path:
+    """``output_dir``, or the default ``build/<stem>/`` next to the notebook."""
+    return Path(output_dir) if output_dir is not None else default_output_dir(paper)
+
+
 def render(paper: Paper, *, template: str | None = None, include_code: bool = False,
-           annotations: Sequence[Finding] = ()) -> ExportResult:
-    """Render ``paper`` to LaTeX in memory (nothing is written)."""
+           annotations: Sequence[Finding] = (), cache: RenderCache | None = None
+           ) -> ExportResult:
+    """Render ``paper`` to LaTeX in memory (nothing is written).
+
+    ``cache`` (see ``RenderCache.load``) skips re-rendering markdown seen in an earlier export.
+    """
     stem = paper.path.stem if paper.path else "paper"
     options = ExportOptions(include_code=include_code, files_dir=f"{safe_stem(stem)}_files")
-    doc = build_document(paper, options)
+    doc = build_document(paper, options, cache)
     base = paper.path.parent if paper.path else None
     rendered = render_latex(doc, template or paper.meta.template, annotations=annotations,
                             base_dir=base)
     return ExportResult(latex=rendered.text, resources=doc.resources, findings=doc.findings,
-                        paper=paper, rendered=rendered, citations=doc.citations)
+                        paper=paper, rendered=rendered, citations=doc.citations, cache=cache)
 
 
 def export(notebook: str | os.PathLike[str] | Paper | Mapping[str, Any],
@@ -87,8 +99,11 @@ def export(notebook: str | os.PathLike[str] | Paper | Mapping[str, Any],
     nothing touches the disk and the result carries the LaTeX text and resources only.
     """
     paper = as_paper(notebook)
+    cache = None
+    if write and not cache_disabled():
+        cache = RenderCache.load(output_directory(paper, output_dir))
     result = render(paper, template=template, include_code=include_code,
-                    annotations=annotations)
+                    annotations=annotations, cache=cache)
     if write:
         write_result(result, output_dir, pdf=pdf, force=force, progress=progress)
     return result
@@ -99,9 +114,11 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
                  progress: Callable[[str], None] | None = None) -> ExportResult:
     """Write a rendered result (and compile it with ``pdf=True``); fills in the paths."""
     paper = result.paper
-    out_dir = Path(output_dir) if output_dir is not None else default_output_dir(paper)
+    out_dir = output_directory(paper, output_dir)
     stem = paper.path.stem if paper.path else "paper"
     result.tex_path = write_export(out_dir, stem + ".tex", result.latex, result.resources, force)
+    if result.cache is not None:
+        result.cache.save(out_dir)
     if progress:
         progress(f"wrote {result.tex_path}")
     if pdf:

@@ -26,12 +26,12 @@ def _finding(data: dict[str, Any]) -> Finding:
 class BackgroundChecks:
     """``paper_findings(paper)`` computed in a child process; ``result()`` collects it."""
 
-    def __init__(self, paper: Paper) -> None:
+    def __init__(self, paper: Paper, fork: bool = True) -> None:
         self.paper = paper
         self._pid: int | None = None
         self._fd: int | None = None
         self._result: list[Finding] | None = None
-        if not hasattr(os, "fork") or os.environ.get("MECHNB_NO_FORK"):
+        if not fork or not hasattr(os, "fork") or os.environ.get("MECHNB_NO_FORK"):
             return
         read_fd, write_fd = os.pipe()
         pid = os.fork()

@@ -28,6 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print the source of code cells (and their text outputs)")
     parser.add_argument("--annotate", action="store_true",
                         help="put each finding of the checks in the margin as a todonotes note")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="render every cell again instead of reusing the previous export's "
+                             "rendering of unchanged cells")
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -35,19 +38,26 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..errors import ExportError
     from ..findings import Severity
     from ..notebook import read_paper
-    from .api import paper_findings, render, write_result
+    from .api import output_directory, paper_findings, render, write_result
     from .background import BackgroundChecks
+    from .context import RenderCache, cache_disabled
 
     name = str(args.notebook)
     paper = read_paper(args.notebook)
+    cache = None
+    if not (args.no_cache or cache_disabled()):
+        cache = RenderCache.load(output_directory(paper, args.output_dir))
     if args.annotate:  # the notes go into the LaTeX, so the checks come first
         checks = paper_findings(paper)
         result = render(paper, template=args.template, include_code=args.include_code,
-                        annotations=checks)
-    else:  # the checks run in a child process while the LaTeX is rendered here
-        background = BackgroundChecks(paper)
+                        annotations=checks, cache=cache)
+    else:
+        # With nothing cached, rendering is the long part: the checks run meanwhile in a child
+        # process. With a warm cache rendering is quick and forking would only add its cost.
+        background = BackgroundChecks(paper, fork=cache is None or not cache.entries)
         try:
-            result = render(paper, template=args.template, include_code=args.include_code)
+            result = render(paper, template=args.template, include_code=args.include_code,
+                            cache=cache)
         finally:
             checks = background.result()  # also reaps the child when rendering failed
     if args.strict:

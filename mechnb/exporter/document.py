@@ -16,15 +16,15 @@ from ..findings import Finding
 from ..notebook import Cell, Paper
 from ..roles import Role, get_role
 from .codes import export_finding
-from .escape import escape_latex
-from .markdown import (
-    LatexRenderer,
+from .context import (
+    RenderCache,
     RenderContext,
-    parse,
-    render_inline,
-    render_markdown,
+    markdown_block,
+    markdown_inline,
+    markdown_titled,
     verbatim,
 )
+from .escape import escape_latex
 from .outputs import image_outputs, rich_outputs
 
 Part = Literal["main", "appendix"]
@@ -90,14 +90,15 @@ def safe_stem(name: str) -> str:
 
 
 class _Builder:
-    def __init__(self, paper: Paper, options: ExportOptions) -> None:
+    def __init__(self, paper: Paper, options: ExportOptions,
+                 cache: RenderCache | None = None) -> None:
         self.paper = paper
         self.options = options
         self.lang = paper.lang
         self.doc = Document(title="", authors=paper.meta.authors, lang=self.lang)
         self.part: Part = "main"
         base = paper.path.parent if paper.path else None
-        self.ctx = RenderContext(base_dir=base, files_dir=options.files_dir)
+        self.ctx = RenderContext(base_dir=base, files_dir=options.files_dir, cache=cache)
         self.title_cell: int | None = None
 
     def context_for(self, cell: Cell) -> RenderContext:
@@ -136,19 +137,19 @@ class _Builder:
     # ---- title and bibliography
 
     def find_title(self) -> str:
-        ctx = RenderContext(base_dir=self.ctx.base_dir)
+        ctx = RenderContext(base_dir=self.ctx.base_dir, cache=self.ctx.cache)
         if self.paper.meta.title:
-            return render_inline(self.paper.meta.title, ctx)
+            return markdown_inline(ctx, self.paper.meta.title)
         for cell in self.paper.cells:
             if cell.role == "title" and cell.is_markdown:
                 first = next((ln for ln in cell.source.splitlines() if ln.strip()), "")
-                return render_inline(first.lstrip("#").strip(), ctx)
+                return markdown_inline(ctx, first.lstrip("#").strip())
         first_cell = self.paper.cells[0] if self.paper.cells else None
         if first_cell is not None and first_cell.is_markdown and first_cell.role in (None, "title"):
             m = _ATX_TITLE_RE.match(first_cell.source)
             if m:
                 self.title_cell = first_cell.index
-                return render_inline(m.group(1), ctx)
+                return markdown_inline(ctx, m.group(1))
         stem = self.paper.path.stem if self.paper.path else "Untitled paper"
         return escape_latex(stem)
 
@@ -188,11 +189,11 @@ class _Builder:
         ctx = self.context_for(cell)
         if role is not None and role.latex_kind == "evidence":
             # a figure/experiment cell's caption and label go to its first image
-            ctx.figure_caption = render_inline(cell.caption, ctx) if cell.caption else None
+            ctx.figure_caption = markdown_inline(ctx, cell.caption) if cell.caption else None
             ctx.figure_label = cell.label
-        body = render_markdown(source, ctx)
+        body = markdown_block(ctx, source)
         ctx.figure_caption = ctx.figure_label = None
-        title = render_inline(cell.title, ctx) if cell.title and role else None
+        title = markdown_inline(ctx, cell.title) if cell.title and role else None
         kind = "text" if role is None or role.latex_kind in ("text", "appendix", "evidence") \
             else role.latex_kind
         self.add(cell, kind, body, role, title, cell.label)
@@ -200,18 +201,12 @@ class _Builder:
     def read_titled(self, cell: Cell, role: Role | None) -> None:
         """Environments, boxes, proofs and run-in paragraphs: a leading heading is the title."""
         ctx = self.context_for(cell)
-        tokens = parse(cell.source)
-        heading = None
-        if tokens and tokens[0].type == "heading_open":
-            heading = tokens[1]
-            tokens = tokens[3:]
-        renderer = LatexRenderer(ctx, headings="bold")
-        body = renderer.render(tokens)
+        heading, body = markdown_titled(ctx, cell.source)
         title = None
         if cell.title:
-            title = render_inline(cell.title, ctx)
+            title = markdown_inline(ctx, cell.title)
         elif heading is not None:
-            title = renderer.inline(heading.children or [])
+            title = heading
         elif cell.kind == "sketch" and role is not None and "sketch" in role.latex:
             title = escape_latex(role.latex["sketch"]["zh" if self.lang == "zh" else "en"])
         assert role is not None
@@ -219,10 +214,7 @@ class _Builder:
 
     def read_abstract(self, cell: Cell, role: Role | None) -> None:
         ctx = self.context_for(cell)
-        tokens = parse(cell.source)
-        if tokens and tokens[0].type == "heading_open":
-            tokens = tokens[3:]  # "# Abstract" is implied by the environment
-        body = LatexRenderer(ctx, headings="bold").render(tokens)
+        _, body = markdown_titled(ctx, cell.source)  # "# Abstract" is implied by the environment
         self.doc.abstract.append(Block(cell.index, "abstract", body, role, None, None, "main"))
 
     def read_omitted(self, cell: Cell, role: Role | None) -> None:
@@ -252,7 +244,7 @@ class _Builder:
         evidence = kind == "evidence"
         images = image_outputs(cell, ctx) if evidence else []
         rich = rich_outputs(cell, ctx, include_text=show_code, report_images=not evidence)
-        caption = render_inline(cell.caption, ctx) if cell.caption else None
+        caption = markdown_inline(ctx, cell.caption) if cell.caption else None
         if images:
             self.add(cell, "figure", "\n".join(images), role, caption, cell.label)
             caption = None
@@ -287,8 +279,9 @@ CELL_READERS: dict[str, CellReader] = {
 """Role LaTeX kind → how a markdown cell of that kind is read."""
 
 
-def build_document(paper: Paper, options: ExportOptions | None = None) -> Document:
+def build_document(paper: Paper, options: ExportOptions | None = None,
+                   cache: RenderCache | None = None) -> Document:
     """The document model of ``paper`` (pure: reads files only for images and the .bib)."""
-    doc = _Builder(paper, options or ExportOptions()).build()
+    doc = _Builder(paper, options or ExportOptions(), cache).build()
     doc.source_name = paper.path.name if paper.path else "notebook"
     return doc

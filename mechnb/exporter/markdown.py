@@ -12,10 +12,9 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
@@ -24,8 +23,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-from ..findings import Finding
-from .codes import export_finding
+from .context import RenderContext, verbatim
 from .escape import escape_latex, escape_url
 
 HeadingMode = Literal["sections", "bold"]
@@ -55,44 +53,6 @@ DISPLAY_ENVS = frozenset({
     "flalign", "flalign*", "alignat", "alignat*", "eqnarray", "eqnarray*"})
 _BEGIN_ENV_RE = re.compile(r"^\s*\\begin\{([a-zA-Z]+\*?)\}")
 _SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9_-]+")
-
-
-@dataclass
-class RenderContext:
-    """Where a cell's markdown is rendered: collects findings, files and citations."""
-
-    cell: int | None = None
-    """Index of the cell being rendered (findings point at it)."""
-    cell_id: str | None = None
-    base_dir: Path | None = None
-    """Directory that relative image paths are resolved against (the notebook's)."""
-    files_dir: str = "files"
-    """Directory, relative to the ``.tex``, that extracted images are written to."""
-    attachments: Mapping[str, Any] = field(default_factory=dict)
-    findings: list[Finding] = field(default_factory=list)
-    resources: dict[str, bytes] = field(default_factory=dict)
-    """Relative path → bytes of every file the ``.tex`` needs."""
-    citations: set[str] = field(default_factory=set)
-    labels: set[str] = field(default_factory=set)
-    """Labels defined by ``\\label`` in rendered text or math."""
-    figure_caption: str | None = None
-    """LaTeX caption for the next image-only paragraph (a ``figure`` cell's metadata)."""
-    figure_label: str | None = None
-
-    def add_finding(self, slug: str, message: str) -> None:
-        """Record an exporter finding at the current cell."""
-        self.findings.append(export_finding(slug, message, self.cell, cell_id=self.cell_id))
-
-    def add_resource(self, name: str, data: bytes) -> str:
-        """Store ``data`` as ``files_dir/name``; returns its path relative to the ``.tex``."""
-        rel = f"{self.files_dir}/{name}"
-        stem, dot, ext = name.rpartition(".")
-        n = 1
-        while self.resources.get(rel, data) != data:  # same name, other image
-            n += 1
-            rel = f"{self.files_dir}/{stem}-{n}{dot}{ext}"
-        self.resources[rel] = data
-        return rel
 
 
 # --------------------------------------------------------------------------- parser
@@ -505,19 +465,6 @@ def _file_name(cell: int | None, name: str, ext: str) -> str:
     return f"cell{cell if cell is not None else 'x'}-{stem}{ext}"
 
 
-_VERBATIM_END_RE = re.compile(r"\\end\s*\{verbatim\}")
-
-
-def verbatim(text: str) -> str:
-    """A ``verbatim`` environment holding ``text`` (typewriter lines if it contains the end
-    marker itself, which no verbatim environment can hold)."""
-    text = text.rstrip("\n")
-    if not _VERBATIM_END_RE.search(text):
-        return "\\begin{verbatim}\n" + text + "\n\\end{verbatim}"
-    lines = [escape_latex(line).replace(" ", "~") or "~" for line in text.split("\n")]
-    return "\\begin{flushleft}\\ttfamily\n" + "\\\\\n".join(lines) + "\n\\end{flushleft}"
-
-
 def parse(source: str) -> list[Token]:
     """markdown-it tokens of ``source``."""
     return parser().parse(source)
@@ -532,3 +479,15 @@ def render_markdown(source: str, ctx: RenderContext, headings: HeadingMode = "se
 def render_inline(source: str, ctx: RenderContext) -> str:
     """LaTeX for one line of markdown (captions, titles) without paragraph breaks."""
     return LatexRenderer(ctx).inline(parser().parseInline(source)[0].children or [])
+
+
+def render_titled(source: str, ctx: RenderContext) -> tuple[str | None, str]:
+    """(LaTeX of a leading heading, LaTeX of the rest with bold headings) for a cell whose
+    environment supplies the structure (theorem-like, box, proof, run-in, abstract)."""
+    tokens = parse(source)
+    renderer = LatexRenderer(ctx, headings="bold")
+    title = None
+    if tokens and tokens[0].type == "heading_open":
+        title = renderer.inline(tokens[1].children or [])
+        tokens = tokens[3:]
+    return title, renderer.render(tokens)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..notebook import Cell
-from .markdown import RenderContext, render_markdown, verbatim
+from .context import RenderContext, markdown_bold, verbatim
 
 IMAGE_TYPES: tuple[tuple[str, str], ...] = (
     ("application/pdf", ".pdf"), ("image/png", ".png"), ("image/jpeg", ".jpg"))
@@ -80,8 +80,7 @@ def rich_outputs(cell: Cell, ctx: RenderContext, *, include_text: bool,
         if "text/latex" in data:
             blocks.append(("latex", _text(data["text/latex"]).strip("\n")))
         elif "text/markdown" in data:
-            blocks.append(("latex", render_markdown(_text(data["text/markdown"]), ctx,
-                                                    headings="bold")))
+            blocks.append(("latex", markdown_bold(ctx, _text(data["text/markdown"]))))
         elif any(m in data for m, _ in IMAGE_TYPES) or "image/svg+xml" in data:
             if report_images:
                 dropped.append("image")

@@ -1,0 +1,221 @@
+"""The render context (what rendering a cell collects) and the per-cell render cache.
+
+This module stays light: markdown-it is imported only when a piece of markdown is not in the
+cache. The cache (``.mechnb-export-cache.json`` in the output directory) maps a hash of
+(markdown text, rendering mode, renderer version) to the LaTeX and the side effects rendering
+had (labels, citations, findings), so re-exporting an edited notebook only re-renders the cells
+that changed. Renderings that produced files (images) are never cached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .._version import __version__
+from ..findings import Finding
+from .codes import export_finding
+from .escape import escape_latex
+
+CACHE_FILE = ".mechnb-export-cache.json"
+RENDERER_VERSION = 1
+"""Bump when the markdown → LaTeX output changes (source-file stats are part of the key too)."""
+
+
+class RenderCache:
+    """Rendered markdown by content hash; ``used`` is what this export needed (saved back)."""
+
+    def __init__(self, entries: Mapping[str, Any] | None = None) -> None:
+        self.entries: dict[str, Any] = dict(entries or {})
+        self.used: dict[str, Any] = {}
+        self.hits = 0
+        self.misses = 0
+
+    @staticmethod
+    def stamp() -> str:
+        """Identifies the renderer: mechnb version, cache format, renderer source files."""
+        here = Path(__file__).parent
+        stats = []
+        for name in ("markdown.py", "escape.py", "context.py", "codes.py"):
+            try:
+                st = (here / name).stat()
+                stats.append(f"{st.st_size}:{st.st_mtime_ns}")
+            except OSError:
+                stats.append("-")
+        return f"{__version__}/{RENDERER_VERSION}/{'/'.join(stats)}"
+
+    @classmethod
+    def load(cls, out_dir: Path) -> RenderCache:
+        """The cache saved in ``out_dir`` (empty when missing, unreadable or stale)."""
+        try:
+            data = json.loads((out_dir / CACHE_FILE).read_text("utf-8"))
+        except (OSError, ValueError):
+            return cls()
+        if not isinstance(data, dict) or data.get("stamp") != cls.stamp():
+            return cls()
+        entries = data.get("entries")
+        return cls(entries if isinstance(entries, dict) else None)
+
+    def save(self, out_dir: Path) -> None:
+        """Write the entries this export used (stale ones are dropped)."""
+        from .writer import atomic_write
+
+        payload = {"stamp": self.stamp(), "entries": self.used}
+        atomic_write(out_dir / CACHE_FILE,
+                     json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode())
+
+    def key(self, parts: list[Any]) -> str:
+        return hashlib.sha1(json.dumps(parts, ensure_ascii=False).encode(),
+                            usedforsecurity=False).hexdigest()
+
+
+@dataclass
+class RenderContext:
+    """Where a cell's markdown is rendered: collects findings, files and citations."""
+
+    cell: int | None = None
+    """Index of the cell being rendered (findings point at it)."""
+    cell_id: str | None = None
+    base_dir: Path | None = None
+    """Directory that relative image paths are resolved against (the notebook's)."""
+    files_dir: str = "files"
+    """Directory, relative to the ``.tex``, that extracted images are written to."""
+    attachments: Mapping[str, Any] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    resources: dict[str, bytes] = field(default_factory=dict)
+    """Relative path → bytes of every file the ``.tex`` needs."""
+    citations: set[str] = field(default_factory=set)
+    labels: set[str] = field(default_factory=set)
+    """Labels defined by ``\\label`` in rendered text or math."""
+    figure_caption: str | None = None
+    """LaTeX caption for the next image-only paragraph (a ``figure`` cell's metadata)."""
+    figure_label: str | None = None
+    cache: RenderCache | None = None
+    """Render cache, or ``None`` to always render."""
+
+    def add_finding(self, slug: str, message: str) -> None:
+        """Record an exporter finding at the current cell."""
+        self.findings.append(export_finding(slug, message, self.cell, cell_id=self.cell_id))
+
+    def add_resource(self, name: str, data: bytes) -> str:
+        """Store ``data`` as ``files_dir/name``; returns its path relative to the ``.tex``."""
+        rel = f"{self.files_dir}/{name}"
+        stem, dot, ext = name.rpartition(".")
+        n = 1
+        while self.resources.get(rel, data) != data:  # same name, other image
+            n += 1
+            rel = f"{self.files_dir}/{stem}-{n}{dot}{ext}"
+        self.resources[rel] = data
+        return rel
+
+    def cached(self, parts: list[Any], render: Callable[[RenderContext], Any]) -> Any:
+        """``render(ctx)`` through the cache; side effects are replayed on a hit."""
+        cache = self.cache
+        if cache is None:
+            return render(self)
+        parts = [*parts, self.figure_caption, self.figure_label]
+        key = cache.key(parts)
+        hit = cache.entries.get(key)
+        if hit is not None:
+            cache.hits += 1
+            cache.used[key] = hit
+            self.citations.update(hit["cit"])
+            self.labels.update(hit["lab"])
+            for slug, message in hit["fnd"]:
+                self.add_finding(slug, message)
+            if hit["fig"]:
+                self.figure_caption = self.figure_label = None
+            return hit["out"]
+        cache.misses += 1
+        scratch = RenderContext(
+            cell=self.cell, cell_id=self.cell_id, base_dir=self.base_dir,
+            files_dir=self.files_dir, attachments=self.attachments,
+            resources=dict(self.resources), figure_caption=self.figure_caption,
+            figure_label=self.figure_label)
+        out = render(scratch)
+        new_files = {k: v for k, v in scratch.resources.items() if k not in self.resources}
+        fig_used = (scratch.figure_caption, scratch.figure_label) != (
+            self.figure_caption, self.figure_label)
+        self.resources.update(new_files)
+        self.citations |= scratch.citations
+        self.labels |= scratch.labels
+        self.findings += scratch.findings
+        self.figure_caption, self.figure_label = scratch.figure_caption, scratch.figure_label
+        if not new_files:
+            entry = {"out": out, "cit": sorted(scratch.citations), "lab": sorted(scratch.labels),
+                     "fnd": [[f.name, f.message] for f in scratch.findings], "fig": fig_used}
+            cache.entries[key] = cache.used[key] = entry
+        return out
+
+
+# ---------------------------------------------------------------- cached markdown entry points
+
+
+def markdown_block(ctx: RenderContext, source: str) -> str:
+    """A markdown cell as LaTeX (``#`` headings become sections)."""
+    def render(c: RenderContext) -> str:
+        from .markdown import render_markdown
+
+        return render_markdown(source, c)
+
+    out: str = ctx.cached(["block", source], render)
+    return out
+
+
+def markdown_titled(ctx: RenderContext, source: str) -> tuple[str | None, str]:
+    """(title from a leading heading, body with bold headings) of a markdown cell."""
+    def render(c: RenderContext) -> list[str | None]:
+        from .markdown import render_titled
+
+        return list(render_titled(source, c))
+
+    title, body = ctx.cached(["titled", source], render)
+    return title, str(body)
+
+
+def markdown_bold(ctx: RenderContext, source: str) -> str:
+    """Markdown whose headings become bold paragraphs (outputs, abstracts)."""
+    def render(c: RenderContext) -> str:
+        from .markdown import render_markdown
+
+        return render_markdown(source, c, headings="bold")
+
+    out: str = ctx.cached(["bold", source], render)
+    return out
+
+
+def markdown_inline(ctx: RenderContext, text: str) -> str:
+    """One line of markdown (titles, captions) as LaTeX."""
+    def render(c: RenderContext) -> str:
+        from .markdown import render_inline
+
+        return render_inline(text, c)
+
+    out: str = ctx.cached(["inline", text], render)
+    return out
+
+
+def verbatim(text: str) -> str:
+    """A ``verbatim`` environment holding ``text`` (typewriter lines if it contains the end
+    marker itself, which no verbatim environment can hold)."""
+    text = text.rstrip("\n")
+    if "\\end" not in text or not _verbatim_end(text):
+        return "\\begin{verbatim}\n" + text + "\n\\end{verbatim}"
+    lines = [escape_latex(line).replace(" ", "~") or "~" for line in text.split("\n")]
+    return "\\begin{flushleft}\\ttfamily\n" + "\\\\\n".join(lines) + "\n\\end{flushleft}"
+
+
+def _verbatim_end(text: str) -> bool:
+    import re
+
+    return re.search(r"\\end\s*\{verbatim\}", text) is not None
+
+
+def cache_disabled() -> bool:
+    """``MECHNB_NO_CACHE=1`` turns the render cache off."""
+    return bool(os.environ.get("MECHNB_NO_CACHE"))
