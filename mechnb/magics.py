@@ -228,5 +228,12 @@ def register(shell: Any) -> None:
 
 
 def unregister(shell: Any) -> None:
-    """Remove ``%mech``."""
+    """Remove ``%mech`` and close the frontend bridge."""
     shell.magics_manager.magics["line"].pop("mech", None)
+    try:
+        from . import _bridge
+    except ImportError:
+        return
+    on_unload = getattr(_bridge, "on_unload", None)
+    if on_unload is not None:
+        on_unload(shell)
