@@ -218,22 +218,21 @@ def mech(line: str) -> Any:
 def register(shell: Any) -> None:
     """Register ``%mech`` with ``shell`` and let the frontend bridge announce itself."""
     shell.register_magic_function(mech, "line", "mech")
-    try:
-        from . import _bridge
-    except ImportError:
-        return
-    on_load = getattr(_bridge, "on_load", None)
-    if on_load is not None:
-        on_load(shell)
+    _bridge_hook("on_load", shell)
 
 
 def unregister(shell: Any) -> None:
     """Remove ``%mech`` and close the frontend bridge."""
     shell.magics_manager.magics["line"].pop("mech", None)
+    _bridge_hook("on_unload", shell)
+
+
+def _bridge_hook(name: str, shell: Any) -> None:
+    """Tell the frontend bridge (when this build has one) that the extension (un)loaded."""
     try:
         from . import _bridge
     except ImportError:
         return
-    on_unload = getattr(_bridge, "on_unload", None)
-    if on_unload is not None:
-        on_unload(shell)
+    hook = getattr(_bridge, name, None)
+    if hook is not None:
+        hook(shell)
