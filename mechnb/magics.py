@@ -85,7 +85,8 @@ class Inserted:
             mech = cell.metadata.get("mechnb", {})
             names.append(mech.get("role", cell.cell_type) + (
                 f" ({mech['label']})" if mech.get("label") else ""))
-        return f"mechnb: inserted {len(self.cells)} cell(s) below: {', '.join(names)}"
+        return (f"mechnb: {len(self.cells)} cell(s) inserted below: {', '.join(names)} "
+                f"(running this cell again does not duplicate them)")
 
 
 def mech_role(shell: Any, role: str, argv: list[str]) -> Any:

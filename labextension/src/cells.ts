@@ -25,9 +25,42 @@ export function cellIndex(notebook: Notebook, cellId: string | null): number {
   return -1;
 }
 
+/** Role and label a kernel message gives a cell (null role for plain cells). */
+function messageRole(cell: ICellMessage): { role: string | null; label: string | null } {
+  const mech = cell.metadata?.mechnb as JSONObject | undefined;
+  const role = mech && typeof mech.role === 'string' ? mech.role : null;
+  const label = mech && typeof mech.label === 'string' ? mech.label : null;
+  return { role, label };
+}
+
+/**
+ * True when the cells right after `at` already are `cells` (same type, role and label; same
+ * source for cells without a role): the magic's cell was simply run again, so inserting would
+ * duplicate the template under text the user may already have written.
+ */
+export function alreadyInserted(notebook: Notebook, at: number, cells: ICellMessage[]): boolean {
+  const model = notebook.model;
+  if (!model || at + cells.length > model.cells.length) {
+    return false;
+  }
+  return cells.every((cell, i) => {
+    const existing = model.cells.get(at + i);
+    if (existing.type !== cell.cell_type) {
+      return false;
+    }
+    const want = messageRole(cell);
+    const have = cellRole(existing);
+    if (want.role === null) {
+      return have === null && existing.sharedModel.getSource() === cell.source;
+    }
+    return have !== null && have.role === want.role && have.label === want.label;
+  });
+}
+
 /**
  * Insert `cells` directly below the cell `afterCellId` (else below the active cell), keeping their
- * metadata; markdown cells are shown rendered. Existing cells are never changed.
+ * metadata; markdown cells are shown rendered. Existing cells are never changed, and running the
+ * same magic cell again does not insert a second copy (see `alreadyInserted`).
  */
 export function insertCells(
   panel: NotebookPanel,
@@ -44,6 +77,9 @@ export function insertCells(
     anchor = notebook.activeCellIndex;
   }
   const at = Math.min(Math.max(anchor + 1, 0), model.cells.length);
+  if (alreadyInserted(notebook, at, cells)) {
+    return true;
+  }
   model.sharedModel.insertCells(
     at,
     cells.map(cell => {

@@ -68,6 +68,13 @@ def _theorem_roundtrip(page: Any, server: Server, name: str) -> dict[str, float]
     assert rendered.count() >= 2
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"theorem-{server.kind}.png"))
+
+    # running the magic's cell again must not insert a second copy of the template
+    nb.run(1)
+    page.wait_for_timeout(500)  # the insert message arrives before the run ends; allow slack
+    again = nb.save()["cells"]
+    roles = [c["metadata"].get("mechnb", {}).get("role") for c in again]
+    assert roles.count("theorem") == 1 and roles.count("interpretation") == 1
     return {
         "finished_to_visible_ms": times["visible"] - times["finished"],
         "keypress_to_visible_ms": times["visible"] - times["started"],
