@@ -97,6 +97,8 @@ class RenderContext:
     figure_label: str | None = None
     cache: RenderCache | None = None
     """Render cache, or ``None`` to always render."""
+    outer_resources: Mapping[str, bytes] = field(default_factory=dict)
+    """Resources of the enclosing context (a scratch context must not reuse their names)."""
 
     def add_finding(self, slug: str, message: str) -> None:
         """Record an exporter finding at the current cell."""
@@ -107,11 +109,16 @@ class RenderContext:
         rel = f"{self.files_dir}/{name}"
         stem, dot, ext = name.rpartition(".")
         n = 1
-        while self.resources.get(rel, data) != data:  # same name, other image
+        while self._stored(rel, data) != data:  # same name, other image
             n += 1
             rel = f"{self.files_dir}/{stem}-{n}{dot}{ext}"
         self.resources[rel] = data
         return rel
+
+    def _stored(self, rel: str, default: bytes) -> bytes:
+        if rel in self.resources:
+            return self.resources[rel]
+        return self.outer_resources.get(rel, default)
 
     def cached(self, parts: list[Any], render: Callable[[RenderContext], Any]) -> Any:
         """``render(ctx)`` through the cache; side effects are replayed on a hit."""
@@ -135,10 +142,10 @@ class RenderContext:
         scratch = RenderContext(
             cell=self.cell, cell_id=self.cell_id, base_dir=self.base_dir,
             files_dir=self.files_dir, attachments=self.attachments,
-            resources=dict(self.resources), figure_caption=self.figure_caption,
+            outer_resources=self.resources, figure_caption=self.figure_caption,
             figure_label=self.figure_label)
         out = render(scratch)
-        new_files = {k: v for k, v in scratch.resources.items() if k not in self.resources}
+        new_files = scratch.resources
         fig_used = (scratch.figure_caption, scratch.figure_label) != (
             self.figure_caption, self.figure_label)
         self.resources.update(new_files)
