@@ -126,3 +126,16 @@ def test_fixture_notebooks_are_valid_nbformat() -> None:
 
     for path in NOTEBOOKS.glob("*.ipynb"):
         nbformat.validate(nbformat.read(str(path), as_version=4))
+
+
+def test_mech_export_line_magic_in_a_real_shell(shell: Any, paper_dir: Path,
+                                                tmp_path: Path) -> None:
+    from IPython.utils.capture import capture_output
+
+    shell.run_line_magic("load_ext", "mechnb")
+    shell.user_ns["__session__"] = str(paper_dir / "chinese_zh.ipynb")
+    with capture_output() as captured:
+        report = shell.run_line_magic("mech", f"export {tmp_path}")
+    assert isinstance(report, ExportReport), captured.stdout + captured.stderr
+    assert report.tex == tmp_path / "chinese_zh.tex"
+    assert "{ctexart}" in report.tex.read_text("utf-8")
