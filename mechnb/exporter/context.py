@@ -23,7 +23,7 @@ from .codes import export_finding
 from .escape import escape_latex
 
 CACHE_FILE = ".mechnb-export-cache.json"
-RENDERER_VERSION = 1
+RENDERER_VERSION = 2
 """Bump when the markdown → LaTeX output changes (source-file stats are part of the key too)."""
 
 
@@ -95,6 +95,8 @@ class RenderContext:
     figure_caption: str | None = None
     """LaTeX caption for the next image-only paragraph (a ``figure`` cell's metadata)."""
     figure_label: str | None = None
+    macros: list[str] = field(default_factory=list)
+    """Macro definitions found as math (``$\\newcommand…$``), for the preamble."""
     cache: RenderCache | None = None
     """Render cache, or ``None`` to always render."""
     outer_resources: Mapping[str, bytes] = field(default_factory=dict)
@@ -133,6 +135,7 @@ class RenderContext:
             cache.used[key] = hit
             self.citations.update(hit["cit"])
             self.labels.update(hit["lab"])
+            self.macros += hit["mac"]
             for slug, message in hit["fnd"]:
                 self.add_finding(slug, message)
             if hit["fig"]:
@@ -151,10 +154,12 @@ class RenderContext:
         self.resources.update(new_files)
         self.citations |= scratch.citations
         self.labels |= scratch.labels
+        self.macros += scratch.macros
         self.findings += scratch.findings
         self.figure_caption, self.figure_label = scratch.figure_caption, scratch.figure_label
         if not new_files:
             entry = {"out": out, "cit": sorted(scratch.citations), "lab": sorted(scratch.labels),
+                     "mac": scratch.macros,
                      "fnd": [[f.name, f.message] for f in scratch.findings], "fig": fig_used}
             cache.entries[key] = cache.used[key] = entry
         return out

@@ -77,6 +77,8 @@ class Document:
     blocks: list[Block] = field(default_factory=list)
     abstract: list[Block] = field(default_factory=list)
     citations: set[str] = field(default_factory=set)
+    macros: list[str] = field(default_factory=list)
+    """Macro definitions written as math in the notebook, for the preamble (in order)."""
     bibliography: str | None = None
     """Path (relative to the ``.tex``, without ``.bib``) of the bibliography, if any."""
     resources: dict[str, bytes] = field(default_factory=dict)
@@ -129,6 +131,7 @@ class _Builder:
                 kind = role.latex_kind if role else "text"
                 CELL_READERS[kind](self, cell, role)
         self.doc.citations = set(self.ctx.citations)
+        self.doc.macros = list(dict.fromkeys(self.ctx.macros))
         self.doc.resources = self.ctx.resources
         self.doc.findings = self.ctx.findings
         self.find_bibliography()

@@ -129,6 +129,8 @@ def display_math(content: str, label: str | None = None) -> str:
 
 
 _LABEL_RE = re.compile(r"\\label\{([^{}]*)\}")
+_MACRO_MATH_RE = re.compile(
+    r"\s*\\(?:(?:re)?newcommand|providecommand|DeclareMathOperator\*?|def)(?![a-zA-Z])")
 
 
 class LatexRenderer:
@@ -215,6 +217,8 @@ class LatexRenderer:
 
     def math_block(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
         token = tokens[i]
+        if self._hoist_macros(token.content):
+            return "", i + 1, False
         label = token.info if token.type == "math_block_label" else None
         self._note_labels(token.content)
         if label:
@@ -363,12 +367,24 @@ class LatexRenderer:
         return self.ctx.add_resource(_file_name(self.ctx.cell, name, ext), data)
 
     def math_inline(self, t: Token, siblings: Sequence[Token], k: int) -> str:
+        if self._hoist_macros(t.content):
+            return ""
         self._note_labels(t.content)
         return "$" + t.content + "$"
 
     def display_in_text(self, t: Token) -> str:
+        if self._hoist_macros(t.content):
+            return ""
         self._note_labels(t.content)
         return display_math(t.content)
+
+    def _hoist_macros(self, math: str) -> bool:
+        """Math that only defines macros (the Jupyter habit of ``$\\newcommand{\\R}{…}$``) goes
+        to the preamble unchanged: inside ``$…$`` TeX would forget the definition at once."""
+        if not _MACRO_MATH_RE.match(math):
+            return False
+        self.ctx.macros.append(math.strip())
+        return True
 
     def latex_ref(self, t: Token, siblings: Sequence[Token], k: int) -> str:
         command = t.meta["command"]
