@@ -69,3 +69,35 @@ def escape_latex(text: str) -> str:
 def escape_url(url: str) -> str:
     """A URL made safe for the argument of ``\\href`` or ``\\url``."""
     return url.translate(_URL_TABLE)
+
+
+_MATH_FALLBACKS = {
+    r"\textrightarrow": r"\rightarrow", r"\textleftarrow": r"\leftarrow",
+    r"\textuparrow": r"\uparrow", r"\textdownarrow": r"\downarrow",
+    r"\textpm": r"\pm", r"\texttimes": r"\times", r"\textdiv": r"\div",
+    r"\textperiodcentered": r"\cdot", r"\textdegree": r"^{\circ}",
+}
+_CJK_OR_ASCII = re.compile("[\x00-\x7f\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+                           "\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]+")
+
+
+def unicode_declarations(latex: str) -> list[str]:
+    """``\\newunicodechar`` lines for the symbols in ``latex`` that the fonts lack in math.
+
+    Text is encoded by ``escape_latex`` already; what remains non-ASCII is math and code copied
+    unchanged (``$α → β$``), which XeLaTeX's default math fonts cannot typeset. Each symbol gets
+    a definition that works in both modes; letters with accents and CJK are left alone.
+    """
+    if latex.isascii():
+        return []
+    chars = sorted(set(_CJK_OR_ASCII.sub("", latex)))
+    lines = []
+    for ch in chars:
+        encoded = _encoder().unicode_to_latex(ch)
+        inner = encoded[1:-1] if encoded.startswith("{") and encoded.endswith("}") else encoded
+        if inner.startswith("\\ensuremath{"):
+            lines.append("\\newunicodechar{" + ch + "}{" + inner + "}")
+        elif inner in _MATH_FALLBACKS:
+            lines.append("\\newunicodechar{" + ch + "}{\\ifmmode" + _MATH_FALLBACKS[inner]
+                         + "\\else" + inner + "\\fi}")
+    return lines

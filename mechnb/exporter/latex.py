@@ -20,7 +20,7 @@ from ..errors import ExportError
 from ..findings import Finding
 from ..roles import Role, registry
 from .document import Block, Document
-from .escape import escape_latex
+from .escape import escape_latex, unicode_declarations
 
 PLACEHOLDER_RE = re.compile(r"\(\(\(\s*([a-z_]+)\s*\)\)\)")
 MARKER = "% mechnb:cell "
@@ -274,6 +274,10 @@ def _extra_packages(doc: Document, template: str, body: str,
     has_cjk_support = re.search(r"\{(?:ctexart|ctexrep|ctexbook|ctex|xeCJK)\}", template)
     if not has_cjk_support and (_CJK_RE.search(body) or _CJK_RE.search(doc.title)):
         parts.append(data_text("cjk.tex"))
+    symbols = unicode_declarations(body)
+    if symbols:
+        parts.append("% Unicode symbols written inside math\n\\usepackage{newunicodechar}\n"
+                     + "\n".join(symbols) + "\n")
     if annotations:
         parts.append(data_text("annotate.tex"))
     return "".join(parts).rstrip("\n")

@@ -46,3 +46,13 @@ def test_escaped_text_has_no_bare_specials(text: str) -> None:
 @given(st.text(alphabet=st.characters(codec="ascii")))
 def test_ascii_escaping_is_the_table(text: str) -> None:
     assert escape_latex(text) == "".join(LATEX_SPECIALS.get(ch, ch) for ch in text)
+
+
+def test_unicode_symbols_in_math_get_declarations() -> None:
+    from mechnb.exporter.escape import unicode_declarations
+
+    lines = unicode_declarations("$α ≤ x → y$ naïve 中文 “q” plain")
+    assert lines == ["\\newunicodechar{α}{\\ensuremath{\\alpha}}",
+                     "\\newunicodechar{→}{\\ifmmode\\rightarrow\\else\\textrightarrow\\fi}",
+                     "\\newunicodechar{≤}{\\ensuremath{\\leq}}"]
+    assert unicode_declarations("only ascii $x$") == []
