@@ -35,6 +35,7 @@ class RenderCache:
         self.used: dict[str, Any] = {}
         self.hits = 0
         self.misses = 0
+        self.loaded_from: Path | None = None
 
     @staticmethod
     def stamp() -> str:
@@ -59,11 +60,17 @@ class RenderCache:
         if not isinstance(data, dict) or data.get("stamp") != cls.stamp():
             return cls()
         entries = data.get("entries")
-        return cls(entries if isinstance(entries, dict) else None)
+        cache = cls(entries if isinstance(entries, dict) else None)
+        cache.loaded_from = out_dir
+        return cache
 
     def save(self, out_dir: Path) -> None:
-        """Write the entries this export used (stale ones are dropped)."""
+        """Write the entries this export used (stale ones are dropped); no-op when unchanged."""
         from .writer import atomic_write
+
+        if self.loaded_from == out_dir and not self.misses and len(self.used) == len(
+                self.entries):
+            return
 
         payload = {"stamp": self.stamp(), "entries": self.used}
         atomic_write(out_dir / CACHE_FILE,

@@ -72,3 +72,21 @@ def test_whole_export_never_crashes_on_markdown_soup(source: str, role: str | No
           "cells": [{"cell_type": "markdown", "metadata": meta, "source": source}]}
     result = render(paper_from_dict(nb))
     assert result.latex.rstrip().endswith("\\end{document}")
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(MARKDOWNISH, min_size=1, max_size=4))
+def test_cached_rendering_equals_fresh_rendering(sources: list[str]) -> None:
+    from mechnb.exporter.context import RenderCache
+
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+          "cells": [{"cell_type": "markdown", "metadata": {}, "source": s} for s in sources]}
+    paper = paper_from_dict(nb)
+    fresh = render(paper)
+    cache = RenderCache()
+    first = render(paper, cache=cache)
+    second = render(paper, cache=RenderCache(cache.entries))
+    for result in (first, second):
+        assert result.latex == fresh.latex
+        assert [(f.code, f.cell, f.message) for f in result.findings] == [
+            (f.code, f.cell, f.message) for f in fresh.findings]
