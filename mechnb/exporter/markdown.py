@@ -33,7 +33,7 @@ SECTION_COMMANDS = ("section", "subsection", "subsubsection", "paragraph", "subp
 """``#`` … ``######`` (DESIGN.md §2)."""
 
 REF_COMMANDS = (
-    "ref", "eqref", "cref", "Cref", "crefrange", "autoref", "pageref", "nameref", "label",
+    "ref", "eqref", "cref", "Cref", "autoref", "pageref", "nameref", "label",
     "cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear", "citeyearpar",
     "Citep", "Citet", "nocite",
 )
