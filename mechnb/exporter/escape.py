@@ -39,9 +39,15 @@ _URL_TABLE = str.maketrans(URL_SPECIALS)
 
 # Characters typeset directly by XeLaTeX with Latin Modern / Fandol: Latin-1 and Latin Extended,
 # general punctuation (dashes, quotes, ellipsis), CJK scripts and punctuation, fullwidth forms.
-_NEEDS_ENCODING = re.compile(
+_NEEDS_ENCODING_CLASS = (
     "[^\x00-\x7f\u00a0-\u024f\u2010-\u205f\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
     "\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
+
+
+@cache
+def _pattern(regex: str) -> re.Pattern[str]:
+    """Compiled on first use: the Unicode classes cost milliseconds at import."""
+    return re.compile(regex)
 
 
 @cache
@@ -62,7 +68,7 @@ def escape_latex(text: str) -> str:
     """``text`` as LaTeX that typesets exactly those characters (never math, never commands)."""
     out = text.translate(_TABLE)
     if not out.isascii():
-        out = _NEEDS_ENCODING.sub(_encode_char, out)
+        out = _pattern(_NEEDS_ENCODING_CLASS).sub(_encode_char, out)
     return out
 
 
@@ -77,8 +83,8 @@ _MATH_FALLBACKS = {
     r"\textpm": r"\pm", r"\texttimes": r"\times", r"\textdiv": r"\div",
     r"\textperiodcentered": r"\cdot", r"\textdegree": r"^{\circ}",
 }
-_CJK_OR_ASCII = re.compile("[\x00-\x7f\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
-                           "\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]+")
+_CJK_OR_ASCII_CLASS = ("[\x00-\x7f\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+                       "\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]+")
 
 
 def unicode_declarations(latex: str) -> list[str]:
@@ -90,7 +96,7 @@ def unicode_declarations(latex: str) -> list[str]:
     """
     if latex.isascii():
         return []
-    chars = sorted(set(_CJK_OR_ASCII.sub("", latex)))
+    chars = sorted(set(_pattern(_CJK_OR_ASCII_CLASS).sub("", latex)))
     lines = []
     for ch in chars:
         encoded = _encoder().unicode_to_latex(ch)
