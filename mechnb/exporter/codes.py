@@ -18,6 +18,7 @@ EXPORT_FINDINGS: dict[str, tuple[str, Severity]] = {
     "undefined-reference": ("MECH811", Severity.ERROR),
     "undefined-citation": ("MECH812", Severity.ERROR),
     "checks-failed": ("MECH813", Severity.WARNING),
+    "invalid-label": ("MECH814", Severity.WARNING),
 }
 """slug → (code, severity); documented in README's export section."""
 

@@ -34,6 +34,7 @@ SHOW_CODE_TAGS = frozenset({"mech-show-code"})
 
 PAPER_MIME_TYPES = frozenset({"text/latex", "text/markdown"})
 RAW_LATEX_FORMATS = frozenset({"text/latex", "latex", "tex"})
+_BAD_LABEL_RE = re.compile(r"[\s#%\\{}$&~^]")
 _SAFE_STEM_RE = re.compile(r"[^A-Za-z0-9_-]+")
 _ATX_TITLE_RE = re.compile(r"\A\s*#(?!#)[ \t]+(.+?)[ \t#]*(?:\n|\Z)")
 
@@ -113,6 +114,11 @@ class _Builder:
             title: str | None = None, label: str | None = None) -> None:
         if label is not None and label in self.ctx.labels:
             label = None  # the cell's text already places this \label
+        elif label is not None and _BAD_LABEL_RE.search(label):
+            self.ctx.add_finding("invalid-label", f"label {label!r} contains characters TeX "
+                                 "cannot use in \\label (spaces, # % \\ { } $ & ~ ^); it is "
+                                 "left out — rename it, e.g. thm:main")
+            label = None
         self.doc.blocks.append(Block(cell.index, kind, body, role, title, label, self.part))
 
     def build(self) -> Document:

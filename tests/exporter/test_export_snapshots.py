@@ -85,3 +85,14 @@ def test_annotations_sit_at_their_cells_block() -> None:
     assert "\\end{abstract}\n\\todo{MECH001: no gap}" in latex
     assert "{todonotes}" in latex
     assert "{todonotes}" not in render(paper).latex
+
+
+def test_a_label_tex_cannot_use_is_left_out_with_a_finding() -> None:
+    from mechnb.notebook import paper_from_dict
+
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "markdown", "source": "Claim.",
+         "metadata": {"mechnb": {"role": "theorem", "label": "thm:my #1"}}}]}
+    result = render(paper_from_dict(nb))
+    assert "\\label" not in result.latex.split("\\begin{document}")[1]
+    assert [(f.code, f.cell) for f in result.findings] == [("MECH814", 0)]
