@@ -81,7 +81,7 @@ current token — and is the previous-token shift really what makes it work?
 ## Setup
 
 Let the vocabulary have $V$ tokens with embeddings $e_1,\dots,e_V\in\mathbb{R}^d$ that are
-orthonormal, $\langle e_u, e_v\rangle = \mathbb{1}[u=v]$. A context is a sequence
+orthonormal, $\langle e_u, e_v\rangle = \mathbf{1}[u=v]$. A context is a sequence
 $x_0,\dots,x_{T-1}$ whose last token $q = x_{T-1}$ occurred exactly once before, at position
 $i<T-2$; the *induction target* is $y^\star = x_{i+1}$. The head attends over the $n=T-1$
 positions $j=1,\dots,T-1$.
@@ -96,7 +96,7 @@ $\hat y = \arg\max_v \langle o, e_v\rangle$.
 To see where the head looks, we write its scores and attention weights in closed form. Because
 the keys are orthonormal, the score of position $j$ is
 $$
-s_j = \beta\,\langle e_q, e_{x_{j-1}}\rangle = \beta\,\mathbb{1}[x_{j-1}=q],
+s_j = \beta\,\langle e_q, e_{x_{j-1}}\rangle = \beta\,\mathbf{1}[x_{j-1}=q],
 \qquad
 a_{j^\star} = \frac{e^{\beta}}{e^{\beta}+n-1} =: p(\beta). \label{eq:attn}
 $$
@@ -256,7 +256,7 @@ mechanism, not how training finds it.
 
 With orthonormal keys, $s_j=\beta$ for $j=j^\star$ and $s_j=0$ for the other $n-1$ positions, so
 $$a_{j^\star}=\frac{e^{\beta}}{e^{\beta}+(n-1)}, \qquad a_j = \frac{1}{e^{\beta}+(n-1)} \quad (j\neq j^\star).$$
-The logit of token $v$ is $\langle o, e_v\rangle = \sum_j a_j \mathbb{1}[x_j=v]$. The target
+The logit of token $v$ is $\langle o, e_v\rangle = \sum_j a_j \mathbf{1}[x_j=v]$. The target
 collects at least $a_{j^\star}$; any other token at most $\sum_{j\neq j^\star}a_j = 1-p(\beta)$.
 The argmax is the target when $p(\beta) > 1/2$, i.e. $e^{\beta} > n-1$.
 """, "appendix", label="app:proof"),

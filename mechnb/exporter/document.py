@@ -255,7 +255,8 @@ class _Builder:
         rich = rich_outputs(cell, ctx, include_text=show_code, report_images=not evidence)
         caption = markdown_inline(ctx, cell.caption) if cell.caption else None
         if images:
-            self.add(cell, "figure", "\n".join(images), role, caption, cell.label)
+            body = "\n".join(f"{width:.2f} {path}" for path, width in images)
+            self.add(cell, "figure", body, role, caption, cell.label)
             caption = None
         for n, (rkind, latex) in enumerate(rich):
             if rkind == "latex" and caption is not None and n == 0 and "\\begin{tabular" in latex:

@@ -195,11 +195,12 @@ def _wrap_proof(b: Block, lang: str) -> str:
 
 
 def _wrap_figure(b: Block, lang: str) -> str:
-    paths = b.body.split("\n")
-    width = "0.8\\linewidth" if len(paths) == 1 else "0.48\\linewidth"
+    images = [line.split(" ", 1) for line in b.body.split("\n")]  # "<width> <path>"
     lines = ["\\begin{figure}[htbp]", "\\centering"]
-    lines += ["\\includegraphics[width=" + width + ",height=0.4\\textheight,keepaspectratio]{"
-              + p + "}" for p in paths]
+    for width, path in images:
+        w = width if len(images) == 1 else f"{min(float(width), 0.48):.2f}"
+        lines.append("\\includegraphics[width=" + w + "\\linewidth,height=0.4\\textheight,"
+                     "keepaspectratio]{" + path + "}")
     if b.title is not None or b.label:
         lines.append("\\caption{" + (b.title or "") + "}" + _label(b.label))
     lines.append("\\end{figure}")

@@ -23,9 +23,29 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def image_outputs(cell: Cell, ctx: RenderContext) -> list[str]:
-    """Store every image output of ``cell`` as a resource; returns their paths, in order."""
-    paths: list[str] = []
+DEFAULT_WIDTH = 0.8
+"""Figure width (fraction of ``\\linewidth``) when the image's own size is unknown."""
+
+
+def display_width(blob: bytes, metadata: Any) -> float:
+    """A figure width for an image: its display size at about 900 px per line width.
+
+    Uses the ``width`` Jupyter stores for retina images, else the PNG header; small plots stay
+    small instead of being blown up to the full line.
+    """
+    px = None
+    if isinstance(metadata, Mapping) and isinstance(metadata.get("width"), (int, float)):
+        px = float(metadata["width"])
+    elif blob[:8] == b"\x89PNG\r\n\x1a\n" and len(blob) >= 24:
+        px = float(int.from_bytes(blob[16:20], "big"))
+    if not px:
+        return DEFAULT_WIDTH
+    return round(min(0.9, max(0.45, px / 900)) * 20) / 20
+
+
+def image_outputs(cell: Cell, ctx: RenderContext) -> list[tuple[str, float]]:
+    """Store every image output of ``cell`` as a resource; returns (path, width), in order."""
+    paths: list[tuple[str, float]] = []
     svg = 0
     for n, output in enumerate(cell.outputs):
         data = output.get("data")
@@ -42,7 +62,9 @@ def image_outputs(cell: Cell, ctx: RenderContext) -> list[str]:
                 ctx.add_finding("unsupported-image", f"output {n + 1} has {mime} data that is "
                                 "not valid base64; re-run the cell")
                 break
-            paths.append(ctx.add_resource(f"cell{cell.index}-output{n + 1}{ext}", blob))
+            meta = output.get("metadata")
+            width = display_width(blob, meta.get(mime) if isinstance(meta, Mapping) else None)
+            paths.append((ctx.add_resource(f"cell{cell.index}-output{n + 1}{ext}", blob), width))
             break
         else:
             if "image/svg+xml" in data:

@@ -139,3 +139,16 @@ def test_mech_export_line_magic_in_a_real_shell(shell: Any, paper_dir: Path,
     assert isinstance(report, ExportReport), captured.stdout + captured.stderr
     assert report.tex == tmp_path / "chinese_zh.tex"
     assert "{ctexart}" in report.tex.read_text("utf-8")
+
+
+def test_figure_width_follows_the_image_size() -> None:
+    from mechnb.exporter.outputs import DEFAULT_WIDTH, display_width
+
+    def png(width: int) -> bytes:
+        return b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + width.to_bytes(4, "big") + b"\0" * 8
+
+    assert display_width(png(810), None) == 0.9
+    assert display_width(png(450), None) == 0.5
+    assert display_width(png(100), None) == 0.45
+    assert display_width(png(100), {"width": 720}) == 0.8  # retina: the stored display width
+    assert display_width(b"\xff\xd8 jpeg", None) == DEFAULT_WIDTH
