@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import MechnbError
+from ..errors import ExportError, MechnbError
 from ..findings import Finding, Severity
 from ..notebook import Paper, paper_from_dict, read_paper
 from .context import RenderCache, cache_disabled
@@ -116,9 +116,15 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
     paper = result.paper
     out_dir = output_directory(paper, output_dir)
     stem = paper.path.stem if paper.path else "paper"
-    result.tex_path = write_export(out_dir, stem + ".tex", result.latex, result.resources, force)
-    if result.cache is not None:
-        result.cache.save(out_dir)
+    try:
+        result.tex_path = write_export(out_dir, stem + ".tex", result.latex, result.resources,
+                                       force)
+        if result.cache is not None:
+            result.cache.save(out_dir)
+    except OSError as exc:
+        where = exc.filename or out_dir
+        raise ExportError(f"cannot write {where}: {exc.strerror or exc}; choose another "
+                          "directory with -o DIR") from None
     if progress:
         progress(f"wrote {result.tex_path}")
     if pdf:

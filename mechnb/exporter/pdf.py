@@ -138,9 +138,12 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
     cmd = [latexmk, *LATEXMK_ARGS, tex_path.name]
     if progress:
         progress(f"compiling {tex_path.name} with latexmk -xelatex …")
-    proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
-                            encoding="utf-8", errors="replace")
+    try:
+        proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
+                                encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise LatexmkMissingError(f"cannot run latexmk ({exc.strerror or exc})") from None
     assert proc.stdout is not None
     try:
         for line in proc.stdout:

@@ -223,3 +223,12 @@ def test_background_checks_deliver_findings_from_the_child(paper_dir: Path) -> N
     background = BackgroundChecks(paper)
     assert background._pid is not None  # really forked (Linux)
     assert background.result() == paper_findings(paper)
+
+
+def test_unwritable_output_is_a_one_line_error(paper_dir: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory", "utf-8")
+    code, _, err = run_cli(str(paper_dir / "title_from_heading.ipynb"), "-o",
+                           str(blocker / "out"))
+    assert code == 1
+    assert err.startswith("mechnb export: cannot write") and "Traceback" not in err
