@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -57,9 +58,29 @@ class ExportReport:
     def __repr__(self) -> str:
         return "\n".join(self.lines())
 
+    def _link(self, label: str, path: Path) -> str:
+        """A link JupyterLab opens (relative to the notebook), else the plain path."""
+        try:
+            rel = os.path.relpath(path, self.notebook.parent)
+        except ValueError:
+            rel = ""
+        text = html.escape(str(path))
+        if rel and not rel.startswith(".."):
+            href = html.escape(Path(rel).as_posix(), quote=True)
+            text = f'<a href="{href}" target="_blank">{text}</a>'
+        return f"<li>{label}: <code>{text}</code></li>"
+
     def _repr_html_(self) -> str:
-        items = "".join(f"<li><code>{html.escape(line)}</code></li>" for line in self.lines()[1:])
-        return f"<p>{html.escape(self.lines()[0])}</p><ul>{items}</ul>"
+        items = []
+        if self.tex:
+            items.append(self._link("LaTeX", self.tex))
+        if self.pdf:
+            items.append(self._link("PDF", self.pdf))
+        elif self.pdf_wanted:
+            items.append("<li>PDF: not produced — see the TeX findings below</li>")
+        items += [f"<li><code>{html.escape(f.format(self.notebook.name))}</code></li>"
+                  for f in self.findings]
+        return f"<p>{html.escape(self.lines()[0])}</p><ul>{''.join(items)}</ul>"
 
 
 def mech_export(shell: Any, argv: list[str]) -> object | None:

@@ -109,6 +109,9 @@ def test_magic_exports_the_kernels_notebook(shell: Any, paper_dir: Path,
     assert isinstance(report, ExportReport)
     assert report.tex == tmp_path / "all_roles_en.tex" and report.tex.exists()
     assert "saved copy" in repr(report) and str(report.tex) in report._repr_html_()
+    inside = mech_export(shell, [str(paper_dir / "out")])
+    assert isinstance(inside, ExportReport)
+    assert '<a href="out/all_roles_en.tex"' in inside._repr_html_()
 
 
 def test_magic_with_explicit_notebook_and_bad_option(shell: Any, paper_dir: Path,
