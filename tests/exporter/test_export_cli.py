@@ -71,10 +71,14 @@ def test_strict_fails_on_error_findings_and_writes_nothing(paper_dir: Path,
     assert not (tmp_path / "o").exists()
 
 
-def test_strict_passes_on_the_example_paper(tmp_path: Path) -> None:
-    code, _, err = run_cli(str(EXAMPLE), "-o", str(tmp_path), "--strict")
+@pytest.mark.parametrize("stem", ["example_paper", "example_paper_zh"])
+def test_strict_passes_on_the_example_papers(stem: str, tmp_path: Path) -> None:
+    code, _, err = run_cli(str(EXAMPLE.with_name(f"{stem}.ipynb")), "-o", str(tmp_path),
+                           "--strict")
     assert code == 0, err
-    assert " error " not in err
+    assert " error " not in err and " warning " not in err
+    tex = (tmp_path / f"{stem}.tex").read_text("utf-8")
+    assert ("{ctexart}" in tex) == stem.endswith("_zh")
 
 
 def test_the_notebook_is_never_modified(paper_dir: Path, tmp_path: Path) -> None:
