@@ -87,6 +87,12 @@ class Document:
     source_name: str = "notebook"
 
 
+def _kind(cell: Cell) -> str | None:
+    """The LaTeX kind of the cell's role (``None`` without a role)."""
+    role = get_role(cell.role) if cell.role else None
+    return role.latex_kind if role else None
+
+
 def safe_stem(name: str) -> str:
     """A file-name stem TeX tools accept everywhere (letters, digits, ``_`` and ``-``)."""
     return _SAFE_STEM_RE.sub("-", name).strip("-") or "paper"
@@ -150,11 +156,12 @@ class _Builder:
         if self.paper.meta.title:
             return markdown_inline(ctx, self.paper.meta.title)
         for cell in self.paper.cells:
-            if cell.role == "title" and cell.is_markdown:
+            if _kind(cell) == "title" and cell.is_markdown:
                 first = next((ln for ln in cell.source.splitlines() if ln.strip()), "")
                 return markdown_inline(ctx, first.lstrip("#").strip())
         first_cell = self.paper.cells[0] if self.paper.cells else None
-        if first_cell is not None and first_cell.is_markdown and first_cell.role in (None, "title"):
+        if first_cell is not None and first_cell.is_markdown and _kind(first_cell) in (
+                None, "title"):
             m = _ATX_TITLE_RE.match(first_cell.source)
             if m:
                 self.title_cell = first_cell.index
