@@ -14,7 +14,7 @@ from mechnb.exporter.pdf import LATEXMK_ARGS, parse_log
 
 from .conftest import COMPILING_NOTEBOOKS, EXAMPLE, FIXTURES, needs_tex
 
-LOG = (FIXTURES / "logs" / "sample.texlog")  # *.log is git-ignored.read_text("utf-8")
+LOG = (FIXTURES / "logs" / "sample.texlog").read_text("utf-8")  # (*.log is git-ignored)
 PROBLEMS = {"tex-error", "undefined-reference", "undefined-citation"}
 
 
