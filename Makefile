@@ -8,8 +8,9 @@ TEX_PACKAGES := texlive-xetex texlive-latex-recommended texlive-latex-extra \
 	texlive-lang-chinese texlive-fonts-recommended latexmk
 APT_GET := DEBIAN_FRONTEND=noninteractive apt-get
 EXAMPLE := notebooks/example_paper.ipynb
+EXAMPLE_ZH := notebooks/example_paper_zh.ipynb
 
-.PHONY: demo test lab bench lint install tex chromium clean
+.PHONY: demo test lab bench lint install tex chromium pandoc clean
 
 ## Install the package (with its prebuilt JupyterLab extension) and the test tools into .venv.
 install: $(STAMP)
@@ -44,6 +45,8 @@ chromium:
 demo: tex install
 	$(BIN)/mechnb export $(EXAMPLE) --pdf
 	$(BIN)/mechnb check $(EXAMPLE)
+	$(BIN)/mechnb export $(EXAMPLE_ZH) --pdf
+	$(BIN)/mechnb check $(EXAMPLE_ZH)
 
 ## The whole test suite: unit, TeX compile, real kernel, real browser.
 test: tex chromium install
@@ -53,8 +56,15 @@ test: tex chromium install
 lab: install
 	$(BIN)/jupyter lab --notebook-dir=notebooks
 
+## Debian's pandoc: `jupyter nbconvert --to latex` (the benchmark's baseline) needs it.
+pandoc:
+	@if ! command -v pandoc >/dev/null; then \
+		echo "Installing pandoc from Debian packages..."; \
+		$(APT_GET) update -qq && $(APT_GET) install -y -qq --no-install-recommends pandoc; \
+	fi
+
 ## Benchmarks (ratios against nbconvert and a json.load floor).
-bench: install
+bench: pandoc install
 	$(BIN)/python benchmarks/run.py
 
 lint: install

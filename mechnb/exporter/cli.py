@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-HELP = "Export a notebook to a LaTeX paper draft (and PDF with --pdf)."
+HELP = "export a notebook to a LaTeX paper draft (and PDF with --pdf)"
 BIBLIOGRAPHY_FINDINGS = frozenset({"bibliography-not-found", "citations-without-bibliography"})
 
 

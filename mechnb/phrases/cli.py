@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-HELP = "Look up bilingual phrases for a mechanism paper by words and rhetorical function."
+HELP = "look up bilingual phrases for a mechanism paper by words and rhetorical function"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
