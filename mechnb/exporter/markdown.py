@@ -289,6 +289,10 @@ class LatexRenderer:
         return "".join(out).strip("\n")
 
     def text(self, t: Token, siblings: Sequence[Token], k: int) -> str:
+        # `Theorem~\ref{thm:x}`: a tilde right before a reference is LaTeX's tie, kept as typed.
+        if (t.content.endswith("~") and k + 1 < len(siblings)
+                and siblings[k + 1].type == "latex_ref"):
+            return escape_latex(t.content[:-1]) + "~"
         return escape_latex(t.content)
 
     def html_inline(self, t: Token, siblings: Sequence[Token], k: int) -> str:
