@@ -231,9 +231,20 @@ BLOCK_WRAPPERS: dict[str, Callable[[Block, str], str]] = {
 """Block kind → how it is wrapped in LaTeX."""
 
 
-def todo(finding: Finding) -> str:
-    """A todonotes margin note for one finding."""
-    return "\\todo{" + escape_latex(f"{finding.code}: {finding.message}") + "}"
+NOTES_PER_BLOCK = 3
+"""At most this many findings are spelled out in one margin note (the rest are counted)."""
+
+
+def todo(findings: Sequence[Finding]) -> str:
+    """One todonotes margin note for the findings of one block.
+
+    One note per block, not per finding: a fresh scaffold has hundreds of findings, and that many
+    margin floats make TeX give up ("100 consecutive dead cycles").
+    """
+    lines = [f"{f.code}: {f.message}" for f in findings[:NOTES_PER_BLOCK]]
+    if len(findings) > NOTES_PER_BLOCK:
+        lines.append(f"... and {len(findings) - NOTES_PER_BLOCK} more (mechnb check)")
+    return "\\todo{" + "\\newline{}".join(escape_latex(line) for line in lines) + "}"
 
 
 def _annotations_by_block(blocks: Sequence[Block],
@@ -257,8 +268,8 @@ def _render_blocks(blocks: Sequence[Block], lang: str,
     out: list[str] = []
     for n, b in enumerate(blocks):
         piece = MARKER + str(b.cell) + "\n" if b.cell is not None else ""
-        for f in notes.get(n + offset, ()):
-            piece += todo(f) + "\n"
+        if notes.get(n + offset):
+            piece += todo(notes[n + offset]) + "\n"
         out.append(piece + BLOCK_WRAPPERS[b.kind](b, lang))
     return "\n\n".join(out)
 
@@ -297,7 +308,7 @@ def render_latex(doc: Document, template: str | None = None, *,
         abstract = ("\\begin{abstract}\n" + _render_blocks(doc.abstract, doc.lang, {})
                     + "\n\\end{abstract}")
     if front:
-        abstract += "\n" + "\n".join(todo(f) for f in front)
+        abstract += "\n" + todo(front)
     body = _render_blocks(main, doc.lang, notes)
     bibliography = ""
     if doc.bibliography:

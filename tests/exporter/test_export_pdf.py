@@ -106,3 +106,25 @@ def test_annotated_draft_compiles(paper_dir: Path, tmp_path: Path) -> None:
     result = export(paper, tmp_path, pdf=True, annotations=notes)
     assert "\\todo{" in result.latex
     assert [f for f in result.findings if f.name in PROBLEMS] == []
+
+
+@pytest.mark.tex
+@needs_tex()
+def test_annotating_a_fresh_scaffold_still_compiles(tmp_path: Path) -> None:
+    """A new scaffold has ~180 findings; one margin note per block keeps TeX from giving up."""
+    import json
+
+    from mechnb.checker import check
+    from mechnb.notebook import read_paper
+    from mechnb.templates import scaffold_notebook
+
+    nb = tmp_path / "scaffold.ipynb"
+    nb.write_text(json.dumps(scaffold_notebook("dynamics")), "utf-8")
+    paper = read_paper(nb)
+    notes = check(paper)
+    assert len(notes) > 100
+    result = export(paper, tmp_path / "out", pdf=True, annotations=notes)
+    assert result.pdf_path is not None and result.pdf_path.is_file()
+    assert [f for f in result.findings if f.name == "tex-error"] == []
+    blocks_with_notes = result.latex.count("\\todo{")
+    assert 0 < blocks_with_notes < len(notes)
