@@ -50,6 +50,14 @@ class Finding:
         data["labels"] = list(self.labels)
         return data
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Finding:
+        """The finding back from its ``to_json`` record."""
+        return cls(code=data["code"], name=data["name"], severity=Severity(data["severity"]),
+                   message=data["message"], cell=data["cell"], line=data["line"],
+                   column=data["column"], labels=tuple(data["labels"]),
+                   cell_id=data["cell_id"])
+
     def format(self, path: str) -> str:
         """``paper.ipynb[cell 12]:3:1: MECH003 error theorem-without-interpretation: …``."""
         where = path if self.cell is None else f"{path}[cell {self.cell}]"

@@ -60,3 +60,17 @@ def notebook_path(shell: Any) -> Path | None:
             if option.is_file():
                 return option.resolve()
     return None
+
+
+def notebook_lang(shell: Any) -> str:
+    """The language of the notebook the kernel runs for (``en`` when unknown or unreadable)."""
+    from .errors import MechnbError
+    from .notebook import read_paper
+
+    path = notebook_path(shell)
+    if path is None:
+        return "en"
+    try:
+        return read_paper(path).lang
+    except MechnbError:
+        return "en"

@@ -13,8 +13,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from .errors import MechnbError, UsageError
-
-PAPER_TYPES = ("expressivity", "dynamics", "failure")
+from .kernel_context import notebook_lang
 
 # Subcommands implemented in their own packages: name -> "module:function(shell, argv)".
 DELEGATED: dict[str, str] = {
@@ -47,21 +46,6 @@ def _parser(prog: str, positional: str | None = None) -> _Parser:
         parser.add_argument(positional)
     parser.add_argument("--lang", choices=("en", "zh"))
     return parser
-
-
-def _default_lang(shell: Any) -> str:
-    """The notebook's declared language when the kernel knows the notebook, else English."""
-    from .kernel_context import notebook_path
-
-    path = notebook_path(shell)
-    if path is None:
-        return "en"
-    try:
-        from .notebook import read_paper
-
-        return read_paper(path).lang
-    except MechnbError:
-        return "en"
 
 
 def _insert(shell: Any, cells: list[Any]) -> Any:
@@ -98,7 +82,7 @@ def mech_role(shell: Any, role: str, argv: list[str]) -> Any:
     parser.add_argument("--title")
     parser.add_argument("--kind")
     args = parser.parse_args(argv)
-    cells = role_cells(role, lang=args.lang or _default_lang(shell), label=args.label,
+    cells = role_cells(role, lang=args.lang or notebook_lang(shell), label=args.label,
                        title=args.title, kind=args.kind)
     return _insert(shell, cells)
 
@@ -107,23 +91,20 @@ def mech_new(shell: Any, argv: list[str]) -> Any:
     """``%mech new <paper-type>``: the whole skeleton of a paper."""
     from .templates import scaffold_cells
 
-    args = _parser("%mech new", "paper_type").parse_args(argv)
-    if args.paper_type not in PAPER_TYPES:
-        raise UsageError(f"unknown paper type '{args.paper_type}'; choose one of "
-                         f"{', '.join(PAPER_TYPES)}")
-    return _insert(shell, scaffold_cells(args.paper_type, lang=args.lang or _default_lang(shell)))
+    args = _parser("%mech new", "paper_type").parse_args(argv)  # the type is checked there
+    return _insert(shell, scaffold_cells(args.paper_type, lang=args.lang or notebook_lang(shell)))
 
 
 def mech_validate(shell: Any, argv: list[str]) -> Any:
     """``%mech validate <label> [--kind K]``: an experiment that declares what it validates."""
+    from .notebook import EXPERIMENT_KINDS
     from .templates import validation_cells
 
     parser = _parser("%mech validate", "label")
-    parser.add_argument("--kind", default="controlled",
-                        choices=("controlled", "real-model", "intervention", "ablation"))
+    parser.add_argument("--kind", default="controlled", choices=EXPERIMENT_KINDS)
     args = parser.parse_args(argv)
     return _insert(shell, validation_cells(args.label, kind=args.kind,
-                                           lang=args.lang or _default_lang(shell)))
+                                           lang=args.lang or notebook_lang(shell)))
 
 
 class RoleTable:
@@ -158,7 +139,7 @@ class HelpText:
 def mech_list(shell: Any, argv: list[str]) -> Any:
     """``%mech list``."""
     args = _parser("%mech list").parse_args(argv)
-    return RoleTable(args.lang or _default_lang(shell))
+    return RoleTable(args.lang or notebook_lang(shell))
 
 
 def _delegate(target: str) -> Callable[[Any, list[str]], Any]:

@@ -39,7 +39,8 @@ FORMAT_FINDINGS = {
     "conflicting-role": ("MECH905", Severity.WARNING),
 }
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
+CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
+"""Chinese, Japanese or Korean text (ideographs, kana, hangul, full-width forms)."""
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ class Paper:
         """Effective language: declared ``lang``, else ``zh`` if the text is mostly CJK."""
         if self.meta.lang in LANGS:
             return self.meta.lang
-        return "zh" if any(_CJK.search(c.source) for c in self.cells if c.is_markdown) else "en"
+        return "zh" if any(CJK_RE.search(c.source) for c in self.cells if c.is_markdown) else "en"
 
     @property
     def display_name(self) -> str:

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import TextIO
 
 from .errors import UsageError
+from .files import atomic_write
+from .notebook import PAPER_TYPES
 
 HELP = "create a new paper notebook with the skeleton of a paper type"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``mechnb new``."""
-    parser.add_argument("paper_type", choices=("expressivity", "dynamics", "failure"))
+    parser.add_argument("paper_type", choices=PAPER_TYPES)
     parser.add_argument("notebook", type=Path, help="the .ipynb file to create")
     parser.add_argument("--lang", choices=("en", "zh"), default="en")
     parser.add_argument("--title", help="the paper's title")
@@ -34,10 +34,6 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"{path} already exists; choose another name or pass --force")
     nb = scaffold_notebook(args.paper_type, lang=args.lang, title=args.title)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(nb, fh, ensure_ascii=False, indent=1)
-        fh.write("\n")
-    os.replace(tmp, path)
+    atomic_write(path, (json.dumps(nb, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
     out.write(f"wrote {path} ({len(nb['cells'])} cells, {args.paper_type}, {args.lang})\n")
     return 0

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from kernel_driver import Kernel
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
@@ -32,3 +34,16 @@ def ipython_shell() -> Any:
 
     globalipapp.start_ipython()
     return globalipapp.get_ipython()  # the module attribute is the real shell once started
+
+
+@pytest.fixture
+def kernel(tmp_path: Path) -> Iterator[Kernel]:
+    """A fresh python3 kernel whose working directory is ``tmp_path``."""
+    from jupyter_client.manager import KernelManager
+
+    km = KernelManager(kernel_name="python3")
+    km.start_kernel(cwd=str(tmp_path))
+    try:
+        yield Kernel(km)
+    finally:
+        km.shutdown_kernel(now=True)

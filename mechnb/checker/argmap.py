@@ -8,7 +8,6 @@ relations the checker already knows (references, interpretation, closure). All t
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from html import escape
@@ -258,15 +257,8 @@ def argument_map_svg(paper: Paper, findings: Sequence[Finding]) -> str:
 def write_argument_map(paper: Paper, findings: Sequence[Finding],
                        path: str | os.PathLike[str]) -> Path:
     """Write the SVG atomically to ``path``; raises ``OSError`` if it cannot."""
+    from ..files import atomic_write
+
     target = Path(path)
-    svg = argument_map_svg(paper, findings)
-    fd, tmp = tempfile.mkstemp(prefix=".mechnb-map-", suffix=".svg",
-                               dir=target.parent if str(target.parent) else ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(svg)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(target, argument_map_svg(paper, findings).encode("utf-8"))
     return target

@@ -22,6 +22,8 @@ CITE_COMMANDS = ("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "
                  "citeyearpar", "Citet", "Citep", "parencite", "textcite", "autocite",
                  "footcite", "nocite")
 _REF = re.compile(r"\\(" + "|".join(REF_COMMANDS) + r")\*?\{([^{}]*)\}")
+WORD = re.compile(r"[A-Za-z]{2,}|[\u3400-\u9fff]")
+"""A word of prose: two or more Latin letters, or one CJK character."""
 REF_PATTERN = _REF
 """``\\ref``-like commands (group 1: the command, group 2: the comma-separated labels)."""
 _LABEL = re.compile(r"\\label\{([^{}]*)\}")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..findings import Finding
 from ..roles import get_role
-from .document import REF_PATTERN, STATEMENT_BOUNDARY, Document, obligation_roles
+from .document import REF_PATTERN, STATEMENT_BOUNDARY, WORD, Document, obligation_roles
 
 if TYPE_CHECKING:
     from .rule import Rule
@@ -20,7 +20,6 @@ KEY_EQUATION_ROLES = frozenset(
     {None, "formula", "setup", "mechanism", "lens", "result", "remark", "context", "implication"})
 """Roles whose labelled display equations are key equations (not statements or proofs)."""
 _HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[^\n]*$")
-_WORD = re.compile(r"[A-Za-z]{2,}|[\u3400-\u9fff]")
 _SYMBOL_EXPLANATION = re.compile(
     r"(?i)\b(?:here|where|denotes?|denoting|stands? for|represents?|is the|are the|we write|"
     r"is a|with)\b|其中|表示|这里|此处|记为|代表")
@@ -160,7 +159,7 @@ def check_caption_names(doc: Document, rule: Rule) -> Iterator[Finding]:
 def _sentences(text: str) -> bool:
     """True if ``text`` (prose) holds at least a short sentence (3 words or 6 CJK characters)."""
     text = _HEADING.sub("", text)
-    words = _WORD.findall(text)
+    words = WORD.findall(text)
     latin = sum(1 for w in words if len(w) > 1)
     return latin >= 3 or len(words) - latin >= 6
 

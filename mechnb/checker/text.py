@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..findings import Finding
-from .document import Document
+from .document import WORD, Document
 
 if TYPE_CHECKING:
     from .rule import Rule
@@ -40,7 +40,6 @@ _INLINE_MATH = re.compile(r"\$[^$\n]*\$")
 _MATH_SLOT = re.compile(r"(?<![A-Za-z0-9})\]^_\\])\[\s*\\text\{[^\[\]\n]*\]")
 _EXAMPLE_HINT = re.compile(r"\be\.g\.|例如")
 _LINK_DEF = re.compile(r"(?m)^[ \t]{0,3}\[([^\]\n]+)\]:")
-_LONG_WORD = re.compile(r"[A-Za-z]{2,}|[\u3400-\u9fff]")
 
 
 def check_balanced(doc: Document, rule: Rule) -> Iterator[Finding]:
@@ -141,7 +140,7 @@ def is_placeholder(body: str) -> bool:
         return False
     if len(body) == 1:
         return body not in "xX"
-    return bool(_LONG_WORD.search(body))
+    return bool(WORD.search(body))
 
 
 def _slots_in_cell(doc: Document, idx: int, link_defs: set[str]) -> Iterator[tuple[int, str]]:

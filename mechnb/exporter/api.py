@@ -139,29 +139,16 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
 
 
 def paper_findings(paper: Paper) -> list[Finding]:
-    """Findings of the closing-loop checks (``mechnb.checker``) plus the reading findings.
+    """Findings of the closing-loop checks (``mechnb.checker``, reading findings included)."""
+    from ..checker import check
 
-    The checker is optional at import time: when it is not installed, only the notebook
-    reader's findings are returned.
-    """
-    found: list[Finding] = list(paper.findings)
     try:
-        from ..checker import check
-    except ImportError:
-        return found
-    try:
-        checked = check(paper)
+        return check(paper)
     except MechnbError:
         raise
     except Exception as exc:  # a bug in one rule must not stop the export
         from .codes import export_finding
 
-        return [*found, export_finding(
+        return [*paper.findings, export_finding(
             "checks-failed", f"the closing-loop checks crashed ({type(exc).__name__}: {exc}); "
             "the draft is exported without them — please report this")]
-    seen = {(f.code, f.cell, f.message) for f in found}
-    for f in checked:
-        if (f.code, f.cell, f.message) not in seen:
-            seen.add((f.code, f.cell, f.message))
-            found.append(f)
-    return found

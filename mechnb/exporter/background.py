@@ -10,17 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
 
-from ..findings import Finding, Severity
+from ..findings import Finding
 from ..notebook import Paper
-
-
-def _finding(data: dict[str, Any]) -> Finding:
-    return Finding(code=data["code"], name=data["name"], severity=Severity(data["severity"]),
-                   message=data["message"], cell=data["cell"], line=data["line"],
-                   column=data["column"], labels=tuple(data["labels"]),
-                   cell_id=data["cell_id"])
 
 
 class BackgroundChecks:
@@ -66,7 +58,7 @@ class BackgroundChecks:
                 try:
                     data = json.loads(payload)
                     if isinstance(data, list):
-                        return [_finding(d) for d in data]
+                        return [Finding.from_json(d) for d in data]
                 except (ValueError, KeyError, TypeError):
                     pass
         from .api import paper_findings

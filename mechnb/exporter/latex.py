@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..errors import ExportError
 from ..findings import Finding
+from ..notebook import CJK_RE
 from ..roles import Role, registry
 from .document import Block, Document
 from .escape import escape_latex, unicode_declarations
@@ -30,7 +31,6 @@ TEMPLATE_FIELDS = ("generated_by", "extra_packages", "environments", "title", "a
                    "abstract", "body", "bibliography", "appendix")
 """Placeholders a template may use; ``body`` is required."""
 BIBLIOGRAPHY_STYLE = "plainnat"
-_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _SECTION_LINE_RE = re.compile(r"\A\\(?:section|subsection|subsubsection|paragraph)\*?\{.*\}\n?")
 
 
@@ -284,7 +284,7 @@ def _extra_packages(doc: Document, template: str, body: str,
                     annotations: Sequence[Finding]) -> str:
     parts = []
     has_cjk_support = re.search(r"\{(?:ctexart|ctexrep|ctexbook|ctex|xeCJK)\}", template)
-    if not has_cjk_support and (_CJK_RE.search(body) or _CJK_RE.search(doc.title)):
+    if not has_cjk_support and (CJK_RE.search(body) or CJK_RE.search(doc.title)):
         parts.append(data_text("cjk.tex"))
     symbols = unicode_declarations(body)
     if symbols:

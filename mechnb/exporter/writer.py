@@ -7,19 +7,15 @@ written or edited by someone else and is only replaced with ``force=True``.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from .. import files
 from .errors import HandEditedError
 
 SIDECAR = ".mechnb-export.json"
-_UMASK = os.umask(0o022)
-os.umask(_UMASK)
 """Name of the record of exported ``.tex`` hashes in the output directory."""
 
 
@@ -29,18 +25,9 @@ def sha256(data: bytes) -> str:
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same directory and ``os.replace``."""
+    """Write ``data`` atomically, creating the output directories the draft needs."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp creates 0600; written files follow the umask
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    files.atomic_write(path, data)
 
 
 def read_record(out_dir: Path) -> dict[str, str]:

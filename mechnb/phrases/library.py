@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -64,17 +65,24 @@ def _bilingual_problems(value: object, where: str, what: str) -> list[str]:
     return problems
 
 
+def _field_problems(rec: Mapping[str, object], keys: AbstractSet[str],
+                    where: str) -> tuple[str, list[str]]:
+    """``where`` named after the record's id, and what is wrong with its id and set of fields."""
+    rid = rec.get("id")
+    if isinstance(rid, str):
+        where = f"{where} ({rid})"
+    problems = [f"{where}: missing field '{k}'" for k in sorted(keys - rec.keys())]
+    problems += [f"{where}: unknown field '{k}'" for k in sorted(rec.keys() - keys)]
+    if "id" in rec and not (isinstance(rid, str) and ID_RE.match(rid)):
+        problems.append(f"{where}: id must be kebab-case ASCII")
+    return where, problems
+
+
 def record_problems(rec: object, where: str) -> list[str]:
     """What is wrong with one phrase record (empty when it is complete and consistent)."""
     if not isinstance(rec, Mapping):
         return [f"{where}: a record must be a JSON object"]
-    rid = rec.get("id")
-    if isinstance(rid, str):
-        where = f"{where} ({rid})"
-    problems = [f"{where}: missing field '{k}'" for k in sorted(RECORD_KEYS - rec.keys())]
-    problems += [f"{where}: unknown field '{k}'" for k in sorted(rec.keys() - RECORD_KEYS)]
-    if "id" in rec and not (isinstance(rid, str) and ID_RE.match(rid)):
-        problems.append(f"{where}: id must be kebab-case ASCII")
+    where, problems = _field_problems(rec, RECORD_KEYS, where)
     fn = rec.get("function")
     if "function" in rec and not (isinstance(fn, str) and FUNCTION_RE.match(fn)):
         problems.append(f"{where}: function must be a lowercase '/'-separated path")
@@ -111,13 +119,7 @@ def lens_problems(rec: object, where: str) -> list[str]:
     """What is wrong with one lens record."""
     if not isinstance(rec, Mapping):
         return [f"{where}: a lens must be a JSON object"]
-    lid = rec.get("id")
-    if isinstance(lid, str):
-        where = f"{where} ({lid})"
-    problems = [f"{where}: missing field '{k}'" for k in sorted(LENS_KEYS - rec.keys())]
-    problems += [f"{where}: unknown field '{k}'" for k in sorted(rec.keys() - LENS_KEYS)]
-    if "id" in rec and not (isinstance(lid, str) and ID_RE.match(lid)):
-        problems.append(f"{where}: id must be kebab-case ASCII")
+    where, problems = _field_problems(rec, LENS_KEYS, where)
     for key in sorted(LENS_KEYS - {"id"}):
         if key in rec:
             problems += _bilingual_problems(rec[key], where, key)

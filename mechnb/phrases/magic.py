@@ -10,6 +10,7 @@ import argparse
 from typing import Any, NoReturn
 
 from ..errors import UsageError
+from ..kernel_context import notebook_lang
 
 USAGE = "%mech phrases [QUERY] [--function F] [--lang en|zh] [--inline]"
 SIDEBAR_TITLE = "Phrases"
@@ -44,17 +45,6 @@ class OpenedInSidebar:
         return "mechnb: the phrase panel is open in the right side bar."
 
 
-def _default_lang(shell: Any) -> str:
-    try:
-        from ..kernel_context import notebook_path
-        from ..notebook import read_paper
-
-        path = notebook_path(shell)
-        return read_paper(path).lang if path is not None else "en"
-    except Exception:  # no notebook or an unreadable one: English is a safe default
-        return "en"
-
-
 _SIDEBAR_PANELS: dict[int, Any] = {}
 """The side-bar panel of each shell, reused by later ``%mech phrases`` (one set of widgets)."""
 
@@ -71,7 +61,7 @@ def mech_phrases(shell: Any, argv: list[str]) -> object | None:
     if function and function not in {n.path for n in functions()}:
         raise UsageError(f"%mech phrases: unknown function {args.function!r}; "
                          "`mechnb phrases --list-functions` lists them")
-    lang: Lang = "zh" if (args.lang or _default_lang(shell)) == "zh" else "en"
+    lang: Lang = "zh" if (args.lang or notebook_lang(shell)) == "zh" else "en"
     if not args.inline:
         from .._bridge import active_bridge
 

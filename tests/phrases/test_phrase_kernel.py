@@ -8,13 +8,10 @@ Without the ``hello`` the magic shows the panel inline.
 
 from __future__ import annotations
 
-import queue
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from jupyter_client.manager import KernelManager
+from kernel_driver import Kernel
 
 from mechnb.phrases.lookup import search
 
@@ -22,57 +19,10 @@ pytestmark = pytest.mark.kernel
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
-class Frontend:
-    """A jupyter_client connection that records every iopub message."""
-
-    def __init__(self, km: KernelManager) -> None:
-        self.client = km.client()
-        self.client.start_channels()
-        self.client.wait_for_ready(timeout=60)
-        self.iopub: list[dict[str, Any]] = []
-
-    @property
-    def session(self) -> str:
-        return str(self.client.session.session)
-
-    def _drain_until_idle(self, msg_id: str) -> None:
-        while True:
-            try:
-                msg = self.client.get_iopub_msg(timeout=60)
-            except queue.Empty:
-                raise AssertionError("the kernel went quiet") from None
-            self.iopub.append(msg)
-            if (msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "status"
-                    and msg["content"]["execution_state"] == "idle"):
-                return
-
-    def execute(self, code: str) -> list[dict[str, Any]]:
-        start = len(self.iopub)
-        msg = self.client.session.msg(
-            "execute_request", {"code": code, "silent": False, "store_history": False,
-                                "user_expressions": {}, "allow_stdin": False,
-                                "stop_on_error": True},
-            metadata={"cellId": "cell-1"})
-        self.client.shell_channel.send(msg)
-        self._drain_until_idle(msg["header"]["msg_id"])
-        return self.iopub[start:]
-
-    def comm_msg(self, comm_id: str, data: dict[str, Any]) -> list[dict[str, Any]]:
-        start = len(self.iopub)
-        msg = self.client.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
-        self.client.shell_channel.send(msg)
-        self._drain_until_idle(msg["header"]["msg_id"])
-        return self.iopub[start:]
-
-
 @pytest.fixture
-def frontend(tmp_path: Path) -> Iterator[Frontend]:
-    km = KernelManager(kernel_name="python3")
-    km.start_kernel(cwd=str(tmp_path))
-    try:
-        yield Frontend(km)
-    finally:
-        km.shutdown_kernel(now=True)
+def frontend(kernel: Kernel) -> Kernel:
+    """The test's own client, which plays the part of the extension."""
+    return kernel
 
 
 def _errors(msgs: list[dict[str, Any]]) -> list[Any]:
@@ -84,9 +34,9 @@ def _bridge_messages(msgs: list[dict[str, Any]], comm_id: str) -> list[dict[str,
             if m["msg_type"] == "comm_msg" and m["content"]["comm_id"] == comm_id]
 
 
-def test_without_the_extension_the_panel_is_shown_inline(frontend: Frontend) -> None:
+def test_without_the_extension_the_panel_is_shown_inline(frontend: Kernel) -> None:
     frontend.execute("%load_ext mechnb")
-    msgs = frontend.execute("%mech phrases closed form --lang zh")
+    msgs = frontend.execute("%mech phrases closed form --lang zh").messages
     assert _errors(msgs) == []
     shown = [m for m in msgs if m["msg_type"] in ("execute_result", "display_data")]
     assert shown and WIDGET_VIEW in shown[-1]["content"]["data"]
@@ -96,15 +46,15 @@ def test_without_the_extension_the_panel_is_shown_inline(frontend: Frontend) -> 
     assert "closed form" in texts
 
 
-def test_side_bar_and_insert_through_the_bridge(frontend: Frontend) -> None:
-    loaded = frontend.execute("%load_ext mechnb")
+def test_side_bar_and_insert_through_the_bridge(frontend: Kernel) -> None:
+    loaded = frontend.execute("%load_ext mechnb").messages
     (bridge_comm,) = [m["content"]["comm_id"] for m in loaded if m["msg_type"] == "comm_open"
                       and m["content"]["target_name"] == "mechnb"]
     frontend.comm_msg(bridge_comm, {"protocol": 1, "method": "hello",
                                     "client_id": frontend.session, "version": "test",
                                     "capabilities": ["insert_text", "open_sidebar"]})
 
-    msgs = frontend.execute("%mech phrases closed form")
+    msgs = frontend.execute("%mech phrases closed form").messages
     assert _errors(msgs) == []
     (opened,) = [d for d in _bridge_messages(msgs, bridge_comm) if d["method"] == "open_sidebar"]
     assert opened["session"] == frontend.session and opened["title"] == "Phrases"
@@ -129,7 +79,7 @@ def test_side_bar_and_insert_through_the_bridge(frontend: Frontend) -> None:
     assert inserts == [{"protocol": 1, "method": "insert_text", "session": frontend.session,
                         "text": search("closed form")[0].en}]
 
-    again = frontend.execute("%mech phrases research question --lang zh")
+    again = frontend.execute("%mech phrases research question --lang zh").messages
     assert _errors(again) == []
     (reopened,) = [d for d in _bridge_messages(again, bridge_comm)
                    if d["method"] == "open_sidebar"]
