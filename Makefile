@@ -27,11 +27,16 @@ $(STAMP): pyproject.toml $(wildcard labextension/package.json labextension/packa
 	$(BIN)/pip install --quiet -e ".[test]"
 	touch $@
 
-## TeX Live from Debian's packages, only when xelatex or latexmk is missing.
+## TeX Live from Debian's packages, only when xelatex or latexmk is missing; bubblewrap, the
+## sandbox latexmk runs in (mechnb compiles without it where it is missing or cannot start).
 tex:
 	@if ! command -v xelatex >/dev/null || ! command -v latexmk >/dev/null || ! kpsewhich ctexart.cls >/dev/null; then \
 		echo "Installing TeX Live from Debian packages..."; \
 		$(APT_GET) update -qq && $(APT_GET) install -y -qq --no-install-recommends $(TEX_PACKAGES); \
+	fi
+	@if ! command -v bwrap >/dev/null; then \
+		echo "Installing bubblewrap (the TeX sandbox) from Debian packages..."; \
+		$(APT_GET) update -qq && $(APT_GET) install -y -qq --no-install-recommends bubblewrap; \
 	fi
 
 ## Debian's Chromium (for the real-browser tests), only when missing.

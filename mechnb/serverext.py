@@ -1,9 +1,13 @@
 """mechnb's jupyter_server extension: check, export and the role list for the UI, no kernel needed.
 
-Endpoints (authenticated, paths relative to the server root and confined to it):
+Endpoints (authenticated and authorized on the ``contents`` resource — reading for check, roles
+and phrases, writing for export — paths relative to the server root and confined to it):
 
 - ``GET /mechnb/check?path=NB``: the checker's findings for the saved notebook (``to_json()``)
-- ``POST /mechnb/export {"path": NB, "pdf": bool?}``: runs ``python -m mechnb export`` on it
+- ``POST /mechnb/export {"path": NB, "pdf": bool?}``: runs ``mechnb export`` on it in an
+  isolated Python (``-I``: no user site, no ``PYTHON*`` variables) from a private temporary
+  directory, so nothing planted beside the notebook (a ``mechnb.py``, an ``argparse.py``) is
+  imported
 - ``GET /mechnb/roles``: the role registry (name, group, purpose, label prefix) for the role picker
 - ``GET /mechnb/phrases?q=&lang=&function=&limit=``: phrase search (``Phrase.to_record()`` list)
 
@@ -17,9 +21,12 @@ import importlib
 import json
 import shutil
 import sys
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
+from jupyter_server.auth import decorator
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
@@ -28,7 +35,37 @@ EXPORT_TIMEOUT = 600.0
 """Seconds an export (with latexmk) may take before it is stopped."""
 
 
-class _NotebookHandler(APIHandler):
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def authorized(action: str) -> Callable[[_Method], _Method]:
+    """jupyter_server's ``@authorized(action)`` on the handler's ``auth_resource`` (typed)."""
+    return cast(Callable[[_Method], _Method], decorator.authorized(action))
+
+
+# The child runs the mechnb this server runs (an installed or a source tree alike), imported by
+# its location; the notebook's folder is neither its cwd nor on its path.
+_CHILD = ("import importlib.util, sys; pkg = sys.argv.pop(1); "
+          "spec = importlib.util.spec_from_file_location('mechnb', pkg + '/__init__.py', "
+          "submodule_search_locations=[pkg]); mod = importlib.util.module_from_spec(spec); "
+          "sys.modules['mechnb'] = mod; spec.loader.exec_module(mod); "
+          "from mechnb.cli import main; sys.exit(main())")
+
+
+def mechnb_command(*args: str) -> list[str]:
+    """``python -I -c … <mechnb package dir> args…``: the CLI of this very mechnb, isolated."""
+    package = Path(__file__).resolve().parent
+    return [sys.executable, "-I", "-c", _CHILD, str(package), *args]
+
+
+class _MechnbHandler(APIHandler):
+    """The ``contents`` resource: reading the notebooks (and the lists the UI needs) or, for
+    export, writing beside them."""
+
+    auth_resource = "contents"
+
+
+class _NotebookHandler(_MechnbHandler):
     """Resolves the ``path`` argument to a notebook inside the server root."""
 
     def root(self) -> Path:
@@ -40,7 +77,10 @@ class _NotebookHandler(APIHandler):
         if not isinstance(rel, str) or not rel.strip():
             raise web.HTTPError(400, "give the notebook path, relative to the server root")
         root = self.root()
-        path = (root / rel.strip().lstrip("/")).resolve()
+        try:
+            path = (root / rel.strip().lstrip("/")).resolve()
+        except (OSError, ValueError, RuntimeError) as exc:  # NUL byte, symlink loop
+            raise web.HTTPError(400, f"invalid notebook path: {exc}") from None
         if path != root and root not in path.parents:
             raise web.HTTPError(403, f"{rel} is outside the server root")
         if path.suffix != ".ipynb":
@@ -59,6 +99,7 @@ class CheckHandler(_NotebookHandler):
     """``GET /mechnb/check?path=NB``: the closing-loop findings of the saved notebook."""
 
     @web.authenticated
+    @authorized("read")
     async def get(self) -> None:
         path = self.notebook(self.get_argument("path", ""))
         try:
@@ -71,6 +112,9 @@ class CheckHandler(_NotebookHandler):
             findings = await asyncio.to_thread(check, path)
         except MechnbError as exc:
             raise web.HTTPError(422, str(exc)) from None
+        except Exception as exc:  # a crashing rule is the notebook's problem to report, not a 500
+            raise web.HTTPError(422, f"the checks failed on {path.name}: "
+                                     f"{type(exc).__name__}: {exc}") from None
         self.finish(json.dumps([f.to_json() for f in findings]))
 
 
@@ -86,24 +130,28 @@ class ExportHandler(_NotebookHandler):
     """
 
     @web.authenticated
+    @authorized("write")
     async def post(self) -> None:
-        body = self.get_json_body() or {}
+        body = self.get_json_body()  # invalid JSON: 400 from jupyter_server
+        if not isinstance(body, dict):
+            raise web.HTTPError(400, 'send a JSON object: {"path": "NB.ipynb", "pdf": true}')
         path = self.notebook(body.get("path"))
         pdf = body.get("pdf")
-        if not isinstance(pdf, bool):
+        if pdf is None:
             pdf = _pdf_available()
-        argv = [sys.executable, "-m", "mechnb", "export", str(path)]
-        if pdf:
-            argv.append("--pdf")
-        proc = await asyncio.create_subprocess_exec(
-            *argv, cwd=str(path.parent), stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-        try:
-            out, err = await asyncio.wait_for(proc.communicate(), EXPORT_TIMEOUT)
-        except asyncio.TimeoutError:
-            proc.kill()
-            out, err = await proc.communicate()
-            err += f"\nexport stopped after {EXPORT_TIMEOUT:.0f} s".encode()
+        elif not isinstance(pdf, bool):
+            raise web.HTTPError(400, '"pdf" must be true or false')
+        argv = mechnb_command("export", str(path), *(["--pdf"] if pdf else []))
+        with tempfile.TemporaryDirectory(prefix="mechnb-export-") as cwd:
+            proc = await asyncio.create_subprocess_exec(
+                *argv, cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            try:
+                out, err = await asyncio.wait_for(proc.communicate(), EXPORT_TIMEOUT)
+            except asyncio.TimeoutError:
+                proc.kill()
+                out, err = await proc.communicate()
+                err += f"\nexport stopped after {EXPORT_TIMEOUT:.0f} s".encode()
         # the CLI prints the files it wrote on stdout (the .tex, then the .pdf), findings on stderr
         written = [path.parent / line.strip()
                    for line in out.decode("utf-8", "replace").splitlines() if line.strip()]
@@ -118,10 +166,11 @@ class ExportHandler(_NotebookHandler):
         }))
 
 
-class RolesHandler(APIHandler):
+class RolesHandler(_MechnbHandler):
     """``GET /mechnb/roles``: the role registry, for the role picker."""
 
     @web.authenticated
+    @authorized("read")
     def get(self) -> None:
         from .roles import registry
 
@@ -133,10 +182,11 @@ class RolesHandler(APIHandler):
         ], ensure_ascii=False))
 
 
-class PhrasesHandler(APIHandler):
+class PhrasesHandler(_MechnbHandler):
     """``GET /mechnb/phrases?q=&lang=&function=&limit=``: phrase search, as ``mechnb phrases``."""
 
     @web.authenticated
+    @authorized("read")
     def get(self) -> None:
         from .errors import MechnbError
         from .phrases import search

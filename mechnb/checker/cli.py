@@ -34,6 +34,21 @@ def exit_code(findings: list[object], strict: bool) -> int:
     return 1 if any(getattr(f, "severity", None) in failing for f in findings) else 0
 
 
+def map_target_problem(target: str, notebook: str) -> str | None:
+    """Why ``--map target`` must not be written (it would replace the notebook or a file that
+    is not an SVG picture), or ``None``."""
+    import os
+
+    if os.path.splitext(target)[1].lower() != ".svg":
+        return "the map is an SVG picture; give a file name ending in .svg"
+    try:
+        if os.path.samefile(target, notebook):
+            return "that is the notebook itself"
+    except OSError:  # the map does not exist yet (or the notebook does not: said later)
+        pass
+    return None
+
+
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run ``mechnb check``; prints findings to ``out`` and problems to ``err``."""
     import json
@@ -47,6 +62,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 0
     if not args.notebook:
         err.write("mechnb check: give the notebook to check, e.g. `mechnb check paper.ipynb`\n")
+        return 2
+    if args.map and (why := map_target_problem(args.map, args.notebook)):
+        err.write(f"mechnb check: not writing the argument map to {args.map}: {why}\n")
         return 2
     from ..notebook import read_paper
 

@@ -91,10 +91,12 @@ def export(notebook: str | os.PathLike[str] | Paper | Mapping[str, Any],
            output_dir: str | os.PathLike[str] | None = None, *, pdf: bool = False,
            force: bool = False, template: str | None = None, include_code: bool = False,
            annotations: Sequence[Finding] = (), write: bool = True,
-           progress: Callable[[str], None] | None = None) -> ExportResult:
+           progress: Callable[[str], None] | None = None, engine: str = "xelatex"
+           ) -> ExportResult:
     """Export a notebook to ``<output_dir>/<stem>.tex`` (+ figures, + PDF with ``pdf=True``).
 
-    ``output_dir`` defaults to ``build/<stem>/`` next to the notebook. A ``.tex`` edited by hand
+    ``output_dir`` defaults to ``build/<stem>/`` next to the notebook; ``engine`` (``xelatex``,
+    ``pdflatex``, ``lualatex``) compiles the PDF. A ``.tex`` edited by hand
     since the last export raises ``HandEditedError`` unless ``force``. With ``write=False``
     nothing touches the disk and the result carries the LaTeX text and resources only.
     """
@@ -105,17 +107,25 @@ def export(notebook: str | os.PathLike[str] | Paper | Mapping[str, Any],
     result = render(paper, template=template, include_code=include_code,
                     annotations=annotations, cache=cache)
     if write:
-        write_result(result, output_dir, pdf=pdf, force=force, progress=progress)
+        write_result(result, output_dir, pdf=pdf, force=force, progress=progress,
+                     engine=engine)
     return result
 
 
 def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None = None, *,
                  pdf: bool = False, force: bool = False,
-                 progress: Callable[[str], None] | None = None) -> ExportResult:
-    """Write a rendered result (and compile it with ``pdf=True``); fills in the paths."""
+                 progress: Callable[[str], None] | None = None,
+                 engine: str = "xelatex") -> ExportResult:
+    """Write a rendered result (and compile it with ``pdf=True``); fills in the paths.
+
+    The ``.tex`` is named after the notebook's stem made safe (``safe_stem``). Compiling happens
+    in a private temporary directory (``pdf.compile_pdf``); only the PDF and log come back.
+    """
     paper = result.paper
     out_dir = output_directory(paper, output_dir)
-    stem = paper.path.stem if paper.path else "paper"
+    stem = safe_stem(paper.path.stem) if paper.path else "paper"
+    if output_dir is None:
+        confined_default(paper, out_dir)
     try:
         result.tex_path = write_export(out_dir, stem + ".tex", result.latex, result.resources,
                                        force)
@@ -130,12 +140,25 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
     if pdf:
         from .pdf import compile_pdf
 
-        compiled = compile_pdf(result.tex_path, progress,
+        compiled = compile_pdf(result.tex_path, progress, engine=engine, latex=result.latex,
+                               resources=result.resources,
                                sources={c.index: c.source for c in paper.cells})
         result.pdf_path = compiled.pdf
         result.log_path = compiled.log
         result.findings.extend(compiled.findings)
     return result
+
+
+def confined_default(paper: Paper, out_dir: Path) -> None:
+    """Refuse a default ``build/<stem>/`` that a symlink leads outside the notebook's folder
+    (a folder received from someone else may ship such a link); ``-o DIR`` is the user's call."""
+    if paper.path is None:
+        return
+    base = paper.path.parent.resolve()
+    real = out_dir.resolve()
+    if real != base and base not in real.parents:
+        raise ExportError(f"{out_dir} leads outside the notebook's folder (to {real}, through a "
+                          "symlink); not written. Choose the output directory with -o DIR")
 
 
 def paper_findings(paper: Paper) -> list[Finding]:

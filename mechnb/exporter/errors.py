@@ -11,3 +11,7 @@ class HandEditedError(ExportError):
 
 class LatexmkMissingError(ExportError):
     """``--pdf`` was asked for but ``latexmk``/``xelatex`` is not installed."""
+
+
+class SandboxUnavailableError(ExportError):
+    """``MECHNB_SANDBOX=require`` but bubblewrap is missing or cannot start here."""

@@ -1,28 +1,50 @@
-"""``--pdf``: run latexmk with XeLaTeX (no shell escape) and map the log back to cells."""
+"""``--pdf``: run latexmk (XeLaTeX by default; no shell escape) in isolation, map the log to cells.
+
+The compile never happens in the output directory: the ``.tex`` and its own files are written
+into a fresh private temporary directory (mode 0700) under a safe name, latexmk runs there (in a
+bubblewrap sandbox where one works, see ``sandbox``), and only the PDF and the log are copied
+back, atomically, replacing (never writing through) whatever sits at their names.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import signal
+import stat
 import subprocess
-from collections.abc import Callable, Mapping
+import tempfile
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
+from .. import files
+from ..errors import ExportError
 from ..findings import Finding
+from . import sandbox
 from .codes import export_finding
+from .document import safe_stem
 from .errors import LatexmkMissingError
 from .latex import line_cells
 
-LATEXMK_ARGS = ("-xelatex", "-norc", "-interaction=nonstopmode", "-halt-on-error",
-                "-no-shell-escape", "-file-line-error")
-"""latexmk flags: XeLaTeX, no rc files, never wait for input, stop at the first error, no
-``\\write18``, ``file:line:`` error messages."""
+ENGINES: dict[str, str] = {"xelatex": "-xelatex", "pdflatex": "-pdf", "lualatex": "-lualatex"}
+"""TeX engine → the latexmk flag that selects it."""
+
+COMMON_ARGS = ("-norc", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
+               "-file-line-error")
+"""latexmk flags for every engine: no rc files, never wait for input, stop at the first error,
+no ``\\write18``, ``file:line:`` error messages."""
+
+LATEXMK_ARGS = (ENGINES["xelatex"], *COMMON_ARGS)
+"""The default (XeLaTeX) latexmk flags."""
 
 # TeX wraps log lines at 79 characters unless told otherwise; wrapped lines defeat the parser.
+# openin/openout "p" (paranoid): TeX opens no dot files and nothing outside the build folder.
 TEX_ENV = {"max_print_line": "10000", "error_line": "254", "half_error_line": "238",
-           "openout_any": "p", "openin_any": "p"}
+           "openout_any": "p", "openin_any": "p", "shell_escape": "f"}
 _PROGRESS_RE = re.compile(r"^Run number \d+ of rule '([^']+)'")
 _FILE_LINE_ERROR_RE = re.compile(r"^(?:\./)?([^:\n]+\.tex):(\d+): (.*)$")
 _BANG_RE = re.compile(r"^! (.*)$")
@@ -44,6 +66,10 @@ class PdfResult:
     log: Path
     findings: list[Finding] = field(default_factory=list)
     returncode: int = 0
+    sandboxed: bool = False
+    """Whether latexmk ran in the bubblewrap sandbox."""
+    files: dict[str, Path] = field(default_factory=dict)
+    """Every output copied back, by suffix (``.pdf``, ``.log``, and what ``keep`` asked for)."""
 
 
 def _cell_for(cells: tuple[int | None, ...], line: int) -> int | None:
@@ -124,47 +150,158 @@ def parse_log(log: str, tex_name: str, cells: tuple[int | None, ...],
     return findings
 
 
+
+
+def _safe_relative(rel: str) -> PurePosixPath:
+    """``rel`` as a path that stays inside the build folder (no absolute path, no ``..``)."""
+    path = PurePosixPath(rel)
+    if (not rel or "\0" in rel or path.is_absolute()
+            or any(part in ("", ".", "..") for part in path.parts)):
+        raise ExportError(f"resource {rel!r} is not a plain relative path; not compiled")
+    return path
+
+
+def _write_private(workdir: Path, rel: str, data: bytes) -> None:
+    """Create ``workdir/rel`` (a new file, never following a link) holding ``data``."""
+    target = workdir.joinpath(*_safe_relative(rel).parts)
+    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file (a symlink is not followed), else ``None``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return None
+        return fh.read()
+
+
+def collect_resources(tex_path: Path) -> dict[str, bytes]:
+    """The regular files under ``<stem>_files/`` beside ``tex_path`` (symlinks are skipped)."""
+    base = tex_path.parent / f"{tex_path.stem}_files"
+    found: dict[str, bytes] = {}
+    try:
+        if not stat.S_ISDIR(os.lstat(base).st_mode):
+            return found
+    except OSError:
+        return found
+    for root, dirs, names in os.walk(base, followlinks=False):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(root, d))]
+        for name in names:
+            path = Path(root) / name
+            data = _read_regular(path)
+            if data is not None:
+                found[path.relative_to(tex_path.parent).as_posix()] = data
+    return found
+
+
+def _kill(proc: subprocess.Popen[str]) -> None:
+    """Stop latexmk and the TeX runs it started (its own process group)."""
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
 def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
-                timeout: float = 600.0, sources: Mapping[int, str] | None = None) -> PdfResult:
-    """Compile ``tex_path`` with latexmk + XeLaTeX in its directory."""
+                timeout: float = 600.0, sources: Mapping[int, str] | None = None, *,
+                engine: str = "xelatex", latex: str | None = None,
+                resources: Mapping[str, bytes] | None = None, keep: Sequence[str] = (),
+                sandboxed: bool | None = None) -> PdfResult:
+    """Compile ``tex_path`` with latexmk in a private temporary directory.
+
+    The build folder holds ``latex`` (default: the text of ``tex_path``) under a safe name and
+    ``resources`` (relative path → bytes; default: the regular files of ``<stem>_files/``).
+    The PDF, the log and the suffixes in ``keep`` (e.g. ``".bbl"``) are copied back beside
+    ``tex_path``. ``engine`` is ``xelatex``, ``pdflatex`` or ``lualatex``; ``sandboxed``
+    overrides ``MECHNB_SANDBOX`` (``None``: auto, ``True``: require, ``False``: off).
+    """
+    if engine not in ENGINES:
+        raise ExportError(f"unknown TeX engine {engine!r}; use one of {', '.join(ENGINES)}")
     latexmk = shutil.which("latexmk")
-    if latexmk is None or shutil.which("xelatex") is None:
+    if latexmk is None or shutil.which(engine) is None:
         raise LatexmkMissingError(
-            "--pdf needs latexmk and xelatex (TeX Live); install them with `make tex` or "
+            f"--pdf needs latexmk and {engine} (TeX Live); install them with `make tex` or "
             "`apt-get install latexmk texlive-xetex texlive-lang-chinese`, or compile the .tex "
             "yourself")
-    workdir = tex_path.parent
-    env = dict(os.environ, **TEX_ENV)
-    cmd = [latexmk, *LATEXMK_ARGS, tex_path.name]
-    if progress:
-        progress(f"compiling {tex_path.name} with latexmk -xelatex …")
+    use_box, how = sandbox.use_sandbox(sandboxed)
+    out_dir = tex_path.parent
+    text = tex_path.read_text("utf-8") if latex is None else latex
+    blobs = collect_resources(tex_path) if resources is None else resources
+    # a name latexmk cannot take for an option and its shell cannot expand: [A-Za-z0-9_-]
+    stem = safe_stem(tex_path.stem)
+    workdir = Path(tempfile.mkdtemp(prefix="mechnb-tex-"))  # mode 0700, ours alone
+    try:
+        _write_private(workdir, stem + ".tex", text.encode("utf-8"))
+        for rel, data in blobs.items():
+            _write_private(workdir, rel, data)
+        env = dict(os.environ, **TEX_ENV)
+        # "./name": an argument that starts with "./" is never an option (latexmk has no "--")
+        argv = [latexmk, ENGINES[engine], *COMMON_ARGS, f"./{stem}.tex"]
+        cmd = sandbox.bwrap_command(workdir, argv, env) if use_box else argv
+        if progress:
+            progress(f"compiling {tex_path.name} with latexmk {ENGINES[engine]} {how} …")
+        returncode = _run(cmd, workdir, env, timeout, progress)
+        log_text = (_read_regular(workdir / f"{stem}.log") or b"").decode("utf-8", "replace")
+        findings = parse_log(log_text, f"{stem}.tex", line_cells(text), sources)
+        copied = _copy_back(workdir, stem, tex_path, (".log", *keep) if returncode else
+                            (".pdf", ".log", *keep))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    log = copied.get(".log", out_dir / f"{tex_path.stem}.log")
+    if returncode != 0 and not any(f.name == "tex-error" for f in findings):
+        why = (f"stopped after {timeout:.0f} s" if returncode == -signal.SIGKILL
+               else f"exit code {returncode}")
+        findings.append(export_finding("tex-error", f"latexmk failed ({why}); see {log}"))
+    return PdfResult(pdf=copied.get(".pdf"), log=log, findings=findings, returncode=returncode,
+                     sandboxed=use_box, files=copied)
+
+
+def _run(cmd: list[str], workdir: Path, env: dict[str, str], timeout: float,
+         progress: Callable[[str], None] | None) -> int:
+    """Run latexmk, relaying its rule runs to ``progress``; killed after ``timeout`` s."""
     try:
         proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
-                                encoding="utf-8", errors="replace")
+                                encoding="utf-8", errors="replace", start_new_session=True)
     except OSError as exc:
         raise LatexmkMissingError(f"cannot run latexmk ({exc.strerror or exc})") from None
     assert proc.stdout is not None
+    timer = threading.Timer(timeout, _kill, (proc,))
+    timer.start()
     try:
         for line in proc.stdout:
             m = _PROGRESS_RE.match(line)
             if m and progress:
                 progress(f"  running {m.group(1)}")
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
         proc.wait()
-    log = workdir / (tex_path.stem + ".log")
-    try:
-        log_text = log.read_text("utf-8", errors="replace")
-        tex_text = tex_path.read_text("utf-8")
-    except OSError:
-        log_text, tex_text = "", ""
-    findings = parse_log(log_text, tex_path.name, line_cells(tex_text), sources)
-    pdf = workdir / (tex_path.stem + ".pdf")
-    failed = proc.returncode != 0
-    if failed and not any(f.name == "tex-error" for f in findings):
-        findings.append(export_finding(
-            "tex-error", f"latexmk failed (exit code {proc.returncode}); see {log}"))
-    return PdfResult(pdf=None if failed or not pdf.exists() else pdf, log=log,
-                     findings=findings, returncode=proc.returncode)
+    except BaseException:
+        _kill(proc)
+        proc.wait()
+        raise
+    finally:
+        timer.cancel()
+    return proc.returncode
+
+
+def _copy_back(workdir: Path, stem: str, tex_path: Path,
+               suffixes: Sequence[str]) -> dict[str, Path]:
+    """Copy ``<stem><suffix>`` from the build folder to ``tex_path``'s name + suffix (atomic
+    replace: a symlink planted at the destination is replaced, not followed)."""
+    copied: dict[str, Path] = {}
+    for suffix in dict.fromkeys(suffixes):
+        data = _read_regular(workdir / f"{stem}{suffix}")
+        if data is None:
+            continue
+        target = tex_path.with_name(tex_path.stem + suffix)
+        try:
+            files.atomic_write(target, data)
+        except OSError as exc:
+            raise ExportError(f"cannot write {target}: {exc.strerror or exc}") from None
+        copied[suffix] = target
+    return copied

@@ -3,14 +3,20 @@
 The output directory holds ``.mechnb-export.json`` with the SHA-256 of every ``.tex`` mechnb
 wrote there. A ``.tex`` whose current hash differs from the record (or that has no record) was
 written or edited by someone else and is only replaced with ``force=True``.
+
+Nothing is written through a symlink planted inside the output directory: a link at a file's
+name is replaced (``os.replace``), a link where a sub-directory should be is replaced by a real
+directory.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from .. import files
 from .errors import HandEditedError
@@ -28,6 +34,30 @@ def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` atomically, creating the output directories the draft needs."""
     path.parent.mkdir(parents=True, exist_ok=True)
     files.atomic_write(path, data)
+
+
+def inside(out_dir: Path, rel: str) -> Path:
+    """``out_dir/rel`` with every directory between them a real one (a planted symlink is
+    replaced by an empty directory); ``rel`` must be a plain relative path."""
+    parts = PurePosixPath(rel).parts
+    if (not parts or PurePosixPath(rel).is_absolute() or "\0" in rel
+            or any(p in ("", ".", "..") for p in parts)):
+        raise OSError(f"{rel!r} is not a path inside the output directory")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    current = out_dir
+    for part in parts[:-1]:
+        current = current / part
+        try:
+            mode = os.lstat(current).st_mode
+        except FileNotFoundError:
+            current.mkdir()
+            continue
+        if stat.S_ISLNK(mode):
+            os.unlink(current)
+            current.mkdir()
+        elif not stat.S_ISDIR(mode):
+            raise NotADirectoryError(f"{current} is not a directory")
+    return current / parts[-1]
 
 
 def read_record(out_dir: Path) -> dict[str, str]:
@@ -69,9 +99,10 @@ def write_export(out_dir: Path, tex_name: str, tex: str, files: Mapping[str, byt
     data = tex.encode("utf-8")
     check_overwrite(tex_path, data, force)
     for rel, blob in files.items():
-        target = out_dir / rel
+        target = inside(out_dir, rel)
         try:
-            if target.stat().st_size == len(blob) and target.read_bytes() == blob:
+            if (stat.S_ISREG(os.lstat(target).st_mode) and target.stat().st_size == len(blob)
+                    and target.read_bytes() == blob):
                 continue
         except OSError:
             pass

@@ -107,11 +107,17 @@ def _isolated_env(base: Path, disable_extension: bool) -> dict[str, str]:
     return env
 
 
-def start_server(kind: str, base: Path, *, disable_extension: bool = False) -> Server:
-    """Start ``jupyter lab`` or ``jupyter notebook`` and wait until it answers."""
+def start_server(kind: str, base: Path, *, disable_extension: bool = False,
+                 config: Path | None = None) -> Server:
+    """Start ``jupyter lab`` or ``jupyter notebook`` and wait until it answers.
+
+    ``config``: a ``jupyter_server_config.py`` for this server (e.g. another authorizer).
+    """
     root = base / "root"
     root.mkdir(parents=True, exist_ok=True)
     env = _isolated_env(base, disable_extension)
+    if config is not None:
+        shutil.copyfile(config, base / "config" / "jupyter_server_config.py")
     port = _free_port()
     token = "mechnb-test-" + os.urandom(6).hex()
     log = base / f"{kind}.log"

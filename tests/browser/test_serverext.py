@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +17,10 @@ import pytest
 import mechnb
 import mechnb.roles
 
-from .conftest import BIN, Server
+from .conftest import BIN, FIXTURES, Server, start_server, stop_server
 
 LABEXTENSION = Path(__file__).resolve().parents[2] / "labextension"
+EXPORTER_NOTEBOOKS = Path(__file__).resolve().parents[1] / "fixtures" / "exporter" / "notebooks"
 
 
 def test_one_version_for_python_and_javascript() -> None:
@@ -91,3 +94,86 @@ def test_phrases_endpoint_searches_the_library(lab_server: Server) -> None:
     gap = _request(lab_server, "phrases?q=closed%20form&function=abstract/gap")
     assert gap and all(h["function"].startswith("abstract/gap") for h in gap)
     assert _status(lab_server, "phrases?q=x&lang=fr") == 400
+
+
+def _raw_status(server: Server, path: str, body: bytes) -> tuple[int, str]:
+    """POST ``body`` as is; the HTTP status and the error message of the answer."""
+    req = urllib.request.Request(f"{server.url}mechnb/{path}", method="POST", data=body)
+    req.add_header("Authorization", f"token {server.token}")
+    with pytest.raises(urllib.error.HTTPError) as exc:
+        urllib.request.urlopen(req, timeout=60)
+    text = exc.value.read().decode("utf-8", "replace")
+    try:
+        message = str(json.loads(text).get("message", ""))
+    except ValueError:
+        message = text
+    return int(exc.value.code), message
+
+
+def test_export_never_imports_modules_planted_beside_the_notebook(lab_server: Server) -> None:
+    folder = lab_server.root / "planted"
+    folder.mkdir()
+    shutil.copyfile(FIXTURES / "seeded_defect.ipynb", folder / "paper.ipynb")
+    markers = {name: folder / f"imported-{name}" for name in ("mechnb", "argparse")}
+    for name, marker in markers.items():
+        (folder / f"{name}.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    reply = _request(lab_server, "export", data={"path": "planted/paper.ipynb", "pdf": False})
+    assert reply["ok"], reply["log"]
+    assert reply["tex"] == "planted/build/paper/paper.tex"
+    assert (folder / "build" / "paper" / "paper.tex").is_file()
+    assert [m for m in markers.values() if m.exists()] == []
+
+
+def test_export_of_a_notebook_named_like_an_option_runs_no_command(lab_server: Server) -> None:
+    folder = lab_server.root / "named"
+    folder.mkdir()
+    shutil.copyfile(EXPORTER_NOTEBOOKS / "title_from_heading.ipynb",
+                    folder / "-xelatex=touch X;.ipynb")
+    reply = _request(lab_server, "export", data={"path": "named/-xelatex=touch X;.ipynb",
+                                                 "pdf": True})
+    assert reply["ok"], reply["log"]
+    assert reply["pdf"] == "named/build/-xelatex=touch X;/xelatex-touch-X.pdf"
+    assert (lab_server.root / reply["pdf"]).read_bytes().startswith(b"%PDF")
+    assert [p for p in lab_server.root.rglob("X")] == []
+
+
+def test_bad_requests_get_4xx_with_a_message(lab_server: Server) -> None:
+    lab_server.copy_fixture("seeded_defect.ipynb", "bad_requests.ipynb")
+    cases = {
+        b"{not json": 400,
+        b"[1, 2]": 400,
+        b'"bad_requests.ipynb"': 400,
+        b'{"path": 5}': 400,
+        b'{"path": "bad_requests.ipynb", "pdf": "yes"}': 400,
+        b'{"path": "bad\\u0000.ipynb"}': 400,
+        b'{"path": "../x.ipynb"}': 403,
+    }
+    for body, expected in cases.items():
+        status, message = _raw_status(lab_server, "export", body)
+        assert (body, status) == (body, expected)
+        assert message, body
+    assert not (lab_server.root / "build" / "bad_requests").exists()
+    # a notebook the checker chokes on (JSON nested past Python's recursion limit)
+    deep = "[" * 100_000 + "]" * 100_000
+    (lab_server.root / "deep.ipynb").write_text(
+        '{"nbformat": 4, "nbformat_minor": 5, "metadata": {"x": ' + deep + '}, "cells": []}')
+    with pytest.raises(urllib.error.HTTPError) as exc:
+        _request(lab_server, "check?path=deep.ipynb")
+    assert 400 <= exc.value.code < 500
+    assert json.loads(exc.value.read()).get("message")
+
+
+@pytest.fixture(scope="module")
+def readonly_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    server = start_server("lab", tmp_path_factory.mktemp("jupyter-readonly"),
+                          config=FIXTURES / "readonly_server_config.py")
+    yield server
+    stop_server(server)
+
+
+def test_readonly_authorizer_may_check_but_not_export(readonly_server: Server) -> None:
+    readonly_server.copy_fixture("seeded_defect.ipynb", "ro.ipynb")
+    assert any(f["code"] == "MECH003" for f in _request(readonly_server, "check?path=ro.ipynb"))
+    assert _request(readonly_server, "roles")
+    assert _status(readonly_server, "export", data={"path": "ro.ipynb", "pdf": True}) == 403
+    assert sorted(p.name for p in readonly_server.root.iterdir()) == ["ro.ipynb"]

@@ -1,0 +1,216 @@
+"""TeX runs in isolation: names are never options, nothing is written outside the output
+directory or over the notebook, and (in the sandbox) nothing outside the paper is read."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import shutil
+import zlib
+from pathlib import Path
+
+import pytest
+
+from mechnb.cli import main
+from mechnb.exporter import sandbox
+from mechnb.exporter.api import export
+from mechnb.exporter.pdf import compile_pdf
+
+from .conftest import FIXTURES, NOTEBOOKS, needs_tex
+
+ISOLATION = FIXTURES / "isolation"
+HOSTILE = ISOLATION / "hostile.ipynb"  # a text/latex output \openout's notes.txt and itself
+SECRET = b"MECHNB-SECRET-7f3a9c"
+WRITTEN = b"MECHNB-WRITTEN"
+NO_SANDBOX = sandbox.available()
+SANDBOX_MODES = ["auto", "off"]
+
+pytestmark = [pytest.mark.tex, needs_tex()]
+
+
+def _output_bytes(*paths: Path) -> list[bytes]:
+    """The bytes of ``paths`` plus every Flate-compressed stream inside them, inflated."""
+    blobs = []
+    for path in paths:
+        data = path.read_bytes()
+        blobs.append(data)
+        for m in re.finditer(rb"stream\r?\n(.*?)endstream", data, re.S):
+            with contextlib.suppress(zlib.error):
+                blobs.append(zlib.decompressobj().decompress(m.group(1)))
+    return blobs
+
+
+def _tree(root: Path) -> dict[str, bytes | str]:
+    """Every entry under ``root``: file bytes, or the target of a symlink."""
+    found: dict[str, bytes | str] = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_symlink():
+            found[rel] = os.readlink(path)
+        elif path.is_file():
+            found[rel] = path.read_bytes()
+    return found
+
+
+@pytest.mark.parametrize("mode", SANDBOX_MODES)
+def test_notebook_name_is_never_a_latexmk_option(mode: str, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """latexmk took ``-xelatex=touch X;.tex`` for its XeLaTeX command and ran ``touch X``."""
+    monkeypatch.setenv("MECHNB_SANDBOX", mode)
+    monkeypatch.chdir(tmp_path)
+    nb = tmp_path / "-xelatex=touch X;.ipynb"
+    shutil.copy(NOTEBOOKS / "title_from_heading.ipynb", nb)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["export", str(nb), "--pdf"], out, err)
+    assert code == 0, err.getvalue()
+    assert not [p for p in tmp_path.rglob("*") if p.name == "X"]
+    tex, pdf = (Path(p) for p in out.getvalue().splitlines())
+    assert tex.name == "xelatex-touch-X.tex"
+    assert pdf.read_bytes().startswith(b"%PDF")  # XeLaTeX ran, not `touch`
+    assert "running xelatex" in err.getvalue()
+
+
+@pytest.mark.parametrize("mode", SANDBOX_MODES)
+def test_symlinks_planted_in_the_output_dir_are_replaced_not_followed(
+        mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MECHNB_SANDBOX", mode)
+    nb = tmp_path / "paper" / "paper.ipynb"
+    nb.parent.mkdir()
+    shutil.copy(HOSTILE, nb)
+    victims = tmp_path / "victims"
+    (victims / "dir").mkdir(parents=True)
+    for name in ("victim.log", "victim.pdf", "notes.txt"):
+        (victims / name).write_bytes(b"precious " + name.encode())
+    before = _tree(victims)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    (out_dir / "paper.log").symlink_to(victims / "victim.log")
+    (out_dir / "paper.pdf").symlink_to(victims / "victim.pdf")
+    (out_dir / "notes.txt").symlink_to(victims / "notes.txt")
+    (out_dir / "paper_files").symlink_to(victims / "dir", target_is_directory=True)
+
+    result = export(nb, out_dir)  # writes the .tex and paper_files/ (the figure)
+    assert result.tex_path is not None
+    compiled = compile_pdf(result.tex_path, latex=result.latex, resources=result.resources)
+    assert compiled.pdf == out_dir / "paper.pdf" and compiled.returncode == 0
+
+    assert _tree(victims) == before
+    for name in ("paper.pdf", "paper.log"):
+        assert not (out_dir / name).is_symlink() and (out_dir / name).is_file()
+    assert (out_dir / "paper.pdf").read_bytes().startswith(b"%PDF")
+    files_dir = out_dir / "paper_files"
+    assert not files_dir.is_symlink() and any(files_dir.iterdir())
+    # \openout wrote notes.txt in the private build folder, which is gone
+    assert (out_dir / "notes.txt").is_symlink()
+    assert compiled.sandboxed == (mode == "auto" and NO_SANDBOX is None)
+
+
+@pytest.mark.parametrize("mode", SANDBOX_MODES)
+def test_output_dir_holding_the_notebook_cannot_overwrite_it(
+        mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MECHNB_SANDBOX", mode)
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(HOSTILE, tmp_path / "hostile.ipynb")
+    before = (tmp_path / "hostile.ipynb").read_bytes()
+    result = export("hostile.ipynb", ".", pdf=True)  # TeX \openout's hostile.ipynb
+    assert result.pdf_path == Path("hostile.pdf") and result.pdf_path.is_file()
+    assert (tmp_path / "hostile.ipynb").read_bytes() == before
+    assert not (tmp_path / "notes.txt").exists()
+    assert "\\openout" in result.latex  # the attempt was really in the .tex
+    # only mechnb's own outputs: no .aux/.fls/.xdv, nothing TeX chose to write
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == [
+        "hostile.ipynb", "hostile.log", "hostile.pdf", "hostile.tex", "hostile_files"]
+
+
+def test_default_build_dir_through_a_planted_symlink_is_refused(tmp_path: Path) -> None:
+    nb = tmp_path / "paper" / "paper.ipynb"
+    nb.parent.mkdir()
+    shutil.copy(NOTEBOOKS / "title_from_heading.ipynb", nb)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (nb.parent / "build").symlink_to(elsewhere, target_is_directory=True)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["export", str(nb)], out, err) == 1
+    assert "leads outside the notebook's folder" in err.getvalue()
+    assert len(err.getvalue().strip().splitlines()) == 1
+    assert list(elsewhere.iterdir()) == []
+
+
+@pytest.mark.parametrize("target", ["{nb}", "other.ipynb", "map.txt", "link.svg"])
+def test_check_map_never_overwrites_the_notebook(target: str, tmp_path: Path) -> None:
+    nb = tmp_path / "q.ipynb"
+    shutil.copy(NOTEBOOKS / "title_from_heading.ipynb", nb)
+    (tmp_path / "link.svg").symlink_to(nb)
+    before = nb.read_bytes()
+    path = str(nb) if target == "{nb}" else str(tmp_path / target)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["check", str(nb), "--map", path], out, err) == 2
+    assert err.getvalue().startswith("mechnb check: not writing the argument map")
+    assert len(err.getvalue().strip().splitlines()) == 1
+    assert out.getvalue() == ""
+    assert nb.read_bytes() == before
+    assert not (tmp_path / "other.ipynb").exists() and not (tmp_path / "map.txt").exists()
+
+
+def test_a_runaway_tex_run_is_stopped(tmp_path: Path) -> None:
+    tex = tmp_path / "loop.tex"
+    tex.write_text("\\documentclass{article}\\begin{document}\\loop\\iftrue\\repeat"
+                   "\\end{document}\n", "utf-8")
+    compiled = compile_pdf(tex, timeout=3)
+    assert compiled.pdf is None
+    assert [f.message.split(";")[0] for f in compiled.findings] == [
+        "latexmk failed (stopped after 3 s)"]
+
+
+# Each vector is its own compile: -halt-on-error stops at the first file TeX cannot open.
+VECTORS = {
+    "special": "\\special{{pdf:fstream @x ({dir}/secret.txt)}}"
+               "\\special{{pdf:put @resources << /MechX @x >>}}",
+    "xetexpdffile": '\\XeTeXpdffile "{dir}/secret.pdf" \\relax',
+    "includegraphics": "\\includegraphics{{{dir}/secret.pdf}}",
+    "input": "\\input{{{dir}/secret.txt}}",
+    "relative": "\\includegraphics{{../../{rel}/secret.pdf}}",
+}
+
+
+def _tiny_pdf(token: bytes) -> bytes:
+    """A one-page PDF whose (uncompressed) content stream carries ``token``."""
+    content = b"% " + token + b"\n0 0 m 100 100 l S\n"
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
+               b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Resources << >> "
+               b"/Contents 4 0 R >>",
+               b"<< /Length %d >>\nstream\n" % len(content) + content + b"endstream"]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for n, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % n + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % off for off in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, xref)
+    return bytes(out)
+
+
+@pytest.mark.skipif(NO_SANDBOX is not None, reason=f"no TeX sandbox here: {NO_SANDBOX}")
+@pytest.mark.parametrize("vector", sorted(VECTORS))
+def test_sandbox_keeps_files_outside_the_paper_out_of_every_output(vector: str,
+                                                                   tmp_path: Path) -> None:
+    secrets = tmp_path / "secrets"
+    secrets.mkdir()
+    (secrets / "secret.txt").write_bytes(SECRET + b"\n")
+    (secrets / "secret.pdf").write_bytes(_tiny_pdf(SECRET))
+    out_dir = tmp_path / "paper"
+    out_dir.mkdir()
+    body = VECTORS[vector].format(dir=secrets, rel=os.path.relpath(secrets, "/"))
+    tex = out_dir / "leak.tex"
+    tex.write_text("\\documentclass{article}\\usepackage{graphicx}\\begin{document}\n"
+                   f"Before. {body} After.\n\\end{{document}}\n", "utf-8")
+    compiled = compile_pdf(tex, sandboxed=True)  # straight to TeX: no checker in the way
+    assert compiled.sandboxed and ".log" in compiled.files
+    outputs = [p for p in out_dir.iterdir() if p.is_file()]
+    assert all(SECRET not in blob for blob in _output_bytes(*outputs))
