@@ -240,7 +240,8 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
         _write_private(workdir, stem + ".tex", text.encode("utf-8"))
         for rel, data in blobs.items():
             _write_private(workdir, rel, data)
-        env = dict(os.environ, **TEX_ENV)
+        # TEXMFOUTPUT is where openout_any=p still lets TeX write by absolute path: only here
+        env = dict(os.environ, **TEX_ENV, TEXMFOUTPUT=str(workdir))
         # "./name": an argument that starts with "./" is never an option (latexmk has no "--")
         argv = [latexmk, ENGINES[engine], *COMMON_ARGS, f"./{stem}.tex"]
         cmd = sandbox.bwrap_command(workdir, argv, env) if use_box else argv

@@ -214,3 +214,26 @@ def test_sandbox_keeps_files_outside_the_paper_out_of_every_output(vector: str,
     assert compiled.sandboxed and ".log" in compiled.files
     outputs = [p for p in out_dir.iterdir() if p.is_file()]
     assert all(SECRET not in blob for blob in _output_bytes(*outputs))
+
+
+def test_build_folder_is_private_holds_only_the_paper_and_is_removed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    temp_root = tmp_path / "tmp"
+    temp_root.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(temp_root))
+    nb = tmp_path / "paper.ipynb"
+    shutil.copy(HOSTILE, nb)
+    result = export(nb, tmp_path / "out")
+    assert result.tex_path is not None
+    seen: list[tuple[int, list[str]]] = []
+
+    def progress(message: str) -> None:
+        for build in temp_root.glob("mechnb-tex-*"):
+            entries = sorted(p.relative_to(build).as_posix() for p in build.rglob("*"))
+            seen.append((build.stat().st_mode & 0o777, entries))
+
+    compile_pdf(result.tex_path, progress, latex=result.latex, resources=result.resources)
+    mode, entries = seen[0]  # before latexmk started
+    assert mode == 0o700
+    assert entries == ["paper.tex", "paper_files", *sorted(result.resources)]
+    assert list(temp_root.iterdir()) == []
