@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 FUNCTION_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*(?:/[a-z0-9]+(?:-[a-z0-9]+)*)*$")
 RECORD_KEYS = frozenset({"id", "function", "en", "zh", "slots", "note"})
+OPTIONAL_RECORD_KEYS = frozenset({"slots_zh"})
 LENS_KEYS = frozenset({"id", "name", "description", "closing_validation", "phrase"})
 LENSES_MARKER = "@lenses"
 """In ``index.json``'s file list: where the phrases generated from the lens catalog go."""
@@ -65,14 +66,15 @@ def _bilingual_problems(value: object, where: str, what: str) -> list[str]:
     return problems
 
 
-def _field_problems(rec: Mapping[str, object], keys: AbstractSet[str],
-                    where: str) -> tuple[str, list[str]]:
+def _field_problems(rec: Mapping[str, object], keys: AbstractSet[str], where: str,
+                    optional: AbstractSet[str] = frozenset()) -> tuple[str, list[str]]:
     """``where`` named after the record's id, and what is wrong with its id and set of fields."""
     rid = rec.get("id")
     if isinstance(rid, str):
         where = f"{where} ({rid})"
     problems = [f"{where}: missing field '{k}'" for k in sorted(keys - rec.keys())]
-    problems += [f"{where}: unknown field '{k}'" for k in sorted(rec.keys() - keys)]
+    problems += [f"{where}: unknown field '{k}'"
+                 for k in sorted(rec.keys() - keys - optional)]
     if "id" in rec and not (isinstance(rid, str) and ID_RE.match(rid)):
         problems.append(f"{where}: id must be kebab-case ASCII")
     return where, problems
@@ -82,7 +84,7 @@ def record_problems(rec: object, where: str) -> list[str]:
     """What is wrong with one phrase record (empty when it is complete and consistent)."""
     if not isinstance(rec, Mapping):
         return [f"{where}: a record must be a JSON object"]
-    where, problems = _field_problems(rec, RECORD_KEYS, where)
+    where, problems = _field_problems(rec, RECORD_KEYS, where, OPTIONAL_RECORD_KEYS)
     fn = rec.get("function")
     if "function" in rec and not (isinstance(fn, str) and FUNCTION_RE.match(fn)):
         problems.append(f"{where}: function must be a lowercase '/'-separated path")
@@ -100,19 +102,30 @@ def record_problems(rec: object, where: str) -> list[str]:
         problems.append(f"{where}: 'en' contains Chinese text")
     slots = rec.get("slots")
     if "slots" in rec:
-        if not (isinstance(slots, list) and all(isinstance(s, str) for s in slots)):
-            problems.append(f"{where}: slots must be a list of strings")
-        elif len(set(slots)) != len(slots):
-            problems.append(f"{where}: slots has duplicates")
-        else:
-            for lang, text in texts.items():
-                if isinstance(text, str) and set(slots_in(text)) != set(slots):
-                    problems.append(
-                        f"{where}: slots {sorted(slots)} differ from the blanks of '{lang}' "
-                        f"{sorted(slots_in(text))}")
+        problems += _slot_problems(slots, texts["en"], where, "slots", "en")
+    if "slots_zh" in rec:
+        slots_zh = rec.get("slots_zh")
+        problems += _slot_problems(slots_zh, zh, where, "slots_zh", "zh")
+        if isinstance(slots_zh, list) and isinstance(slots, list) and len(slots_zh) != len(slots):
+            problems.append(f"{where}: slots_zh must pair with slots one to one "
+                            f"({len(slots_zh)} names for {len(slots)} blanks)")
+    elif "slots" in rec:
+        problems += _slot_problems(slots, zh, where, "slots", "zh")
     if "note" in rec:
         problems += _bilingual_problems(rec.get("note"), where, "note")
     return problems
+
+
+def _slot_problems(slots: object, text: object, where: str, name: str, lang: str) -> list[str]:
+    """Whether ``slots`` is a list of distinct names that are exactly the blanks of ``text``."""
+    if not (isinstance(slots, list) and all(isinstance(s, str) for s in slots)):
+        return [f"{where}: {name} must be a list of strings"]
+    if len(set(slots)) != len(slots):
+        return [f"{where}: {name} has duplicates"]
+    if isinstance(text, str) and set(slots_in(text)) != set(slots):
+        return [f"{where}: {name} {sorted(slots)} differ from the blanks of '{lang}' "
+                f"{sorted(slots_in(text))}"]
+    return []
 
 
 def lens_problems(rec: object, where: str) -> list[str]:
@@ -125,8 +138,8 @@ def lens_problems(rec: object, where: str) -> list[str]:
             problems += _bilingual_problems(rec[key], where, key)
     phrase = rec.get("phrase")
     if (isinstance(phrase, Mapping) and all(isinstance(phrase.get(k), str) for k in LANGS)
-            and set(slots_in(phrase["en"])) != set(slots_in(phrase["zh"]))):
-        problems.append(f"{where}: the blanks of phrase.en and phrase.zh differ")
+            and len(slots_in(phrase["en"])) != len(slots_in(phrase["zh"]))):
+        problems.append(f"{where}: phrase.en and phrase.zh have different numbers of blanks")
     return problems
 
 
@@ -134,7 +147,7 @@ def _phrase_from(rec: Mapping[str, Any], source: str) -> Phrase:
     note = rec["note"]
     return Phrase(id=rec["id"], function=rec["function"], en=rec["en"], zh=rec["zh"],
                   slots=tuple(rec["slots"]), note_en=note["en"], note_zh=note["zh"],
-                  source=source)
+                  source=source, slots_zh=tuple(rec.get("slots_zh", ())))
 
 
 def _read_json(item: Traversable, name: str, problems: list[str]) -> Any:

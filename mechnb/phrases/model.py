@@ -9,8 +9,11 @@ from typing import Any, Literal
 Lang = Literal["en", "zh"]
 LANGS: tuple[Lang, ...] = ("en", "zh")
 
-SLOT_RE = re.compile(r"\[([A-Za-z][A-Za-z0-9 _-]*)\]")
-"""A blank in a phrase: ``[model]``, ``[factor A]`` (ASCII name, same name in both languages)."""
+_CJK_RANGE = "\u3400-\u9fff"
+SLOT_RE = re.compile(rf"\[([A-Za-z{_CJK_RANGE}][A-Za-z0-9 _{_CJK_RANGE}-]*)\]")
+"""A blank in a phrase: ``[model]``, ``[factor A]``, ``[现象]``, ``[模型A]``."""
+LABEL_SLOT_RE = re.compile(r"\\(?:c?ref|Cref|eqref|cite[tp]?|autoref)\{\[([A-Za-z0-9 _-]+)\]\}")
+"""A blank standing for a label or citation key (``\\cref{[ref]}``): ASCII in both languages."""
 
 
 def slots_in(text: str) -> list[str]:
@@ -33,15 +36,23 @@ class Phrase:
     en: str
     """The English phrase; blanks are written ``[slot]``."""
     zh: str
-    """The Chinese phrase, with the same ``[slot]`` names as the English one."""
+    """The Chinese phrase; its blanks have Chinese names (``[现象]``), see ``slots_zh``."""
     slots: tuple[str, ...]
-    """The names of the blanks, in order."""
+    """The names of the blanks of the English phrase, in order."""
     note_en: str
     """When to use the phrase, in English."""
     note_zh: str
     """When to use the phrase, in Chinese."""
     source: str = ""
     """The data file the record came from (``introduction.json``), for error messages."""
+    slots_zh: tuple[str, ...] = ()
+    """The names of the blanks of the Chinese phrase, paired by position with ``slots``
+    (``slots_zh[i]`` is the Chinese name of ``slots[i]``); empty when they are the same names."""
+
+    @property
+    def zh_slots(self) -> tuple[str, ...]:
+        """The Chinese blank names (``slots_zh``, or ``slots`` when the names are shared)."""
+        return self.slots_zh or self.slots
 
     def text(self, lang: Lang) -> str:
         """The phrase in ``lang``."""
@@ -64,6 +75,7 @@ class Phrase:
             "en": self.en,
             "zh": self.zh,
             "slots": list(self.slots),
+            "slots_zh": list(self.zh_slots),
             "note": {"en": self.note_en, "zh": self.note_zh},
         }
 
@@ -91,6 +103,7 @@ class Lens:
             en=self.phrase["en"],
             zh=self.phrase["zh"],
             slots=tuple(slots_in(self.phrase["en"])),
+            slots_zh=tuple(slots_in(self.phrase["zh"])),
             note_en=f"{self.description['en']} Closing the loop: {self.closing_validation['en']}",
             note_zh=f"{self.description['zh']}闭环验证：{self.closing_validation['zh']}",
             source="lenses.json",

@@ -32,15 +32,34 @@ _SUFFIXES = sorted(_RULES.items(), key=lambda item: -len(item[0]))
 _DOUBLE_END = re.compile(r"([b-df-hj-np-tv-z])\1$")  # "modell" -> "model", "controll" -> "control"
 
 
+_ISE = re.compile(r"(?<=[a-z]{3})is(e|ed|es|ing|ation|ations|er|ers)$")
+_NOT_ISE = frozenset({
+    "prec", "conc", "exerc", "expert", "prem", "prom", "comprom", "surpr", "adv", "dev", "rev",
+    "superv", "telev", "improv", "compr", "enterpr", "franch", "merchand", "disgu", "chast",
+    "desp", "circumc", "inc", "exc", "parad", "dem", "poo", "appr", "ar", "upr", "mais",
+})
+"""Stems whose ``-ise`` is not the British ``-ize`` (precise, surprise, advise, revise…)."""
+
+
 def canonical(word: str) -> str:
     """``word`` in American spelling (the table, then -ise -> -ize and -yse -> -yze)."""
     table = spelling_table()
     if word in table:
         return table[word]
     if len(word) > 5 and "s" in word:
-        word = re.sub(r"(?<=[a-z]{3})is(e|ed|es|ing|ation|ations|er|ers)$", r"iz\1", word)
+        found = _ISE.search(word)
+        if found and word[:found.start()] not in _NOT_ISE and not word.endswith("wise"):
+            word = word[:found.start()] + "iz" + found.group(1)
         word = re.sub(r"ys(e|ed|es|ing)$", r"yz\1", word)
     return word
+
+
+_LETTERS = re.compile(r"[A-Za-z]+")
+
+
+def british_spellings(text: str) -> list[str]:
+    """The words of ``text`` spelled the British way (the project writes American English)."""
+    return [w for w in _LETTERS.findall(text) if canonical(w.lower()) != w.lower()]
 
 
 @cache

@@ -34,7 +34,7 @@ def test_json_output_is_a_list_of_records(library: Library) -> None:
     records = json.loads(out)
     assert [r["id"] for r in records] == [p.id for p in search("closed form")]
     assert records[0] == search("closed form")[0].to_record()
-    assert set(records[0]) == {"id", "function", "en", "zh", "slots", "note"}
+    assert set(records[0]) == {"id", "function", "en", "zh", "slots", "slots_zh", "note"}
 
 
 def test_no_query_lists_every_phrase_of_the_filter(library: Library) -> None:

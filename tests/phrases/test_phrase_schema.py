@@ -10,10 +10,17 @@ from typing import Any
 import pytest
 from phrase_fixtures import fixture_json
 
-from mechnb.phrases.index import is_cjk
-from mechnb.phrases.library import LENSES_MARKER, Library, lens_problems, record_problems
+from mechnb.phrases.index import has_cjk, is_cjk
+from mechnb.phrases.library import (
+    LENSES_MARKER,
+    Library,
+    lens_problems,
+    library_from_records,
+    record_problems,
+)
 from mechnb.phrases.lookup import in_subtree
-from mechnb.phrases.model import slots_in
+from mechnb.phrases.model import LABEL_SLOT_RE, slots_in
+from mechnb.phrases.words import british_spellings
 
 DATA = resources.files("mechnb").joinpath("data")
 PHRASES = DATA.joinpath("phrases")
@@ -75,8 +82,62 @@ def test_every_entry_is_complete_in_both_languages(library: Library) -> None:
 
 def test_slots_match_the_blanks_in_both_languages(library: Library) -> None:
     for p in library.phrases:
-        assert set(slots_in(p.en)) == set(p.slots) == set(slots_in(p.zh)), p.id
-        assert len(set(p.slots)) == len(p.slots), p.id
+        assert set(slots_in(p.en)) == set(p.slots), p.id
+        assert set(slots_in(p.zh)) == set(p.zh_slots), p.id
+        assert len(set(p.slots)) == len(p.slots) == len(p.zh_slots) == len(set(p.zh_slots)), p.id
+
+
+def test_chinese_phrases_have_chinese_blanks(library: Library) -> None:
+    # a blank for a label or citation key (\cref{[ref]}, \citep{[refs]}) stays ASCII
+    wrong = {p.id: [s for s in slots_in(p.zh) if not has_cjk(s)
+                    and s not in {m.group(1) for m in LABEL_SLOT_RE.finditer(p.zh)}]
+             for p in library.phrases}
+    assert {k: v for k, v in wrong.items() if v} == {}
+
+
+_LITERAL_REF_EN = re.compile(
+    r"\b(?:Sections?|Fig(?:ure|\.)|Tables?|Appendix|Theorem|Lemma|Eqs?\.|Equation|Claim|"
+    r"Proposition|Assumption|Corollary|Definition) \[")
+_LITERAL_REF_ZH = re.compile(r"第\[[^\]]*\]节|(?:图|表|附录|定理|引理|命题|推论)\[")
+
+
+def test_references_are_taught_as_cref(library: Library) -> None:
+    literal = [p.id for p in library.phrases
+               if _LITERAL_REF_EN.search(p.en) or _LITERAL_REF_ZH.search(p.zh)]
+    assert literal == []
+    assert sum("\\cref{" in p.en for p in library.phrases) >= 30
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("The behaviour of the optimiser at initialisation.", ["behaviour", "optimiser",
+                                                           "initialisation"]),
+    ("We characterise it and analyse the modelled centre.", ["characterise", "analyse",
+                                                             "modelled", "centre"]),
+    ("Precise, otherwise a surprise; we revise and advise, likewise.", []),
+    ("We characterize the behavior of the optimizer.", []),
+])
+def test_british_spelling_checker(text: str, found: list[str]) -> None:
+    assert british_spellings(text) == found
+
+
+def _english_strings(value: object) -> list[str]:
+    """Every English string of a data file (Chinese values and the ids are skipped)."""
+    if isinstance(value, str):
+        return [] if has_cjk(value) else [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() if k != "zh" for s in _english_strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _english_strings(v)]
+    return []
+
+
+@pytest.mark.parametrize("name", sorted(
+    [f"phrases/{item.name}" for item in PHRASES.iterdir() if item.name.endswith(".json")]
+    + ["lenses.json"]))
+def test_american_spelling_in_data_files(name: str) -> None:
+    data = json.loads(DATA.joinpath(name).read_text("utf-8"))
+    british = sorted({w for s in _english_strings(data) for w in british_spellings(s)})
+    assert british == []
 
 
 def test_no_blank_is_written_with_chinese_brackets(library: Library) -> None:
@@ -131,6 +192,18 @@ def test_a_good_record_has_no_problems() -> None:
     assert record_problems(rec, "ok") == []
 
 
+def test_chinese_blanks_pair_with_english_blanks_by_position() -> None:
+    rec = {"id": "x-02", "function": "introduction/gap",
+           "en": "[Model] trained on [task], see \\cref{[ref]}.",
+           "zh": "在[任务]上训练的[模型]，见\\cref{[ref]}。",
+           "slots": ["Model", "task", "ref"], "slots_zh": ["模型", "任务", "ref"],
+           "note": {"en": "When.", "zh": "何时使用。"}}
+    assert record_problems(rec, "ok") == []
+    phrase = library_from_records([rec]).phrases[0]
+    assert dict(zip(phrase.slots, phrase.zh_slots, strict=True))["task"] == "任务"
+    assert phrase.to_record()["slots_zh"] == ["模型", "任务", "ref"]
+
+
 def test_lens_problems_are_reported() -> None:
     assert any("missing field 'phrase'" in p
                for p in lens_problems({"id": "x", "name": {"en": "X", "zh": "某"}}, "l"))
@@ -138,6 +211,8 @@ def test_lens_problems_are_reported() -> None:
            "closing_validation": {"en": "c", "zh": "验证"},
            "phrase": {"en": "For [model].", "zh": "对于模型。"}}
     assert any("blanks" in p for p in lens_problems(bad, "l"))
+    paired = dict(bad, phrase={"en": "For [model].", "zh": "对于[模型]。"})
+    assert lens_problems(paired, "l") == []
 
 
 def test_data_licence_is_stated() -> None:
