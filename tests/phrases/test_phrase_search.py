@@ -142,3 +142,19 @@ def test_functions_tree_order_and_counts(library: Library) -> None:
     top = [n.path for n in nodes if n.depth == 0]
     assert top[:3] == ["title", "abstract", "introduction"]
     assert {"lens", "formula", "limitations", "future"} <= set(top)
+
+
+@pytest.mark.parametrize("case", fixture_json("writer_queries.json")["cases"],
+                         ids=lambda c: c["query"])
+def test_writer_queries_find_a_relevant_phrase_in_the_top_five(library: Library,
+                                                               case: dict[str, Any]) -> None:
+    top = search(case["query"], library=library, limit=5)
+    texts = [f"{p.en} {p.zh}".lower() for p in top]
+    assert any(r.lower() in t for r in case["relevant"] for t in texts), \
+        [p.en for p in top]
+
+
+def test_a_reasonable_query_never_comes_back_empty(library: Library) -> None:
+    for query in ("the interplay of depth and precision", "why does attention sink form",
+                  "为什么注意力会集中", "characterising the behaviour of optimisers"):
+        assert search(query, library=library), query
