@@ -4,8 +4,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.mechnb-installed
+# lmodern: the pdfLaTeX fonts of the article template; latex-cjk-* + Arphic: Chinese under pdfLaTeX
+# (ctex through CJKutf8, as on arXiv); poppler-utils: pdftotext, the bundle check's "??" test.
 TEX_PACKAGES := texlive-xetex texlive-latex-recommended texlive-latex-extra \
-	texlive-lang-chinese texlive-fonts-recommended latexmk
+	texlive-lang-chinese texlive-fonts-recommended latexmk lmodern latex-cjk-chinese \
+	latex-cjk-chinese-arphic-gbsn00lp latex-cjk-chinese-arphic-gkai00mp poppler-utils
 APT_GET := DEBIAN_FRONTEND=noninteractive apt-get
 EXAMPLE := notebooks/example_paper.ipynb
 EXAMPLE_ZH := notebooks/example_paper_zh.ipynb
@@ -27,10 +30,11 @@ $(STAMP): pyproject.toml $(wildcard labextension/package.json labextension/packa
 	$(BIN)/pip install --quiet -e ".[test]"
 	touch $@
 
-## TeX Live from Debian's packages, only when xelatex or latexmk is missing; bubblewrap, the
+## TeX Live from Debian's packages, only when something of it is missing; bubblewrap, the
 ## sandbox latexmk runs in (mechnb compiles without it where it is missing or cannot start).
 tex:
-	@if ! command -v xelatex >/dev/null || ! command -v latexmk >/dev/null || ! kpsewhich ctexart.cls >/dev/null; then \
+	@if ! command -v xelatex >/dev/null || ! command -v latexmk >/dev/null || ! command -v pdftotext >/dev/null \
+		|| ! kpsewhich ctexart.cls lmodern.sty CJKutf8.sty c70gbsn.fd c70gkai.fd >/dev/null; then \
 		echo "Installing TeX Live from Debian packages..."; \
 		$(APT_GET) update -qq && $(APT_GET) install -y -qq --no-install-recommends $(TEX_PACKAGES); \
 	fi
@@ -46,9 +50,10 @@ chromium:
 		$(APT_GET) update -qq && $(APT_GET) install -y -qq --no-install-recommends chromium; \
 	fi
 
-## The main job: export the bundled example paper to LaTeX and PDF, print the check report.
+## The main job: export the bundled example paper to LaTeX, PDF and an arXiv bundle (checked with
+## pdfLaTeX in an empty directory), print the check report.
 demo: tex install
-	$(BIN)/mechnb export $(EXAMPLE) --pdf
+	$(BIN)/mechnb export $(EXAMPLE) --pdf --bundle arxiv
 	$(BIN)/mechnb check $(EXAMPLE)
 	$(BIN)/mechnb export $(EXAMPLE_ZH) --pdf
 	$(BIN)/mechnb check $(EXAMPLE_ZH)

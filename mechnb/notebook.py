@@ -26,9 +26,11 @@ CELL_FIELDS: dict[str, type | tuple[type, ...]] = {
 }
 PAPER_FIELDS: dict[str, type | tuple[type, ...]] = {
     "title": str, "authors": list, "lang": str, "paper_type": str, "bibliography": str,
-    "template": str, "checks": dict,
+    "template": str, "checks": dict, "engine": str, "style": (dict, str),
 }
 EXPERIMENT_KINDS = ("controlled", "real-model", "intervention", "ablation")
+TEX_ENGINES = ("pdflatex", "xelatex", "lualatex")
+"""TeX engines ``metadata.mechnb.engine`` / ``--engine`` may name (see ``exporter/engines.py``)."""
 
 # Codes of the findings produced while reading (the checker's rules use other codes).
 FORMAT_FINDINGS = {
@@ -103,6 +105,11 @@ class PaperMeta:
     template: str | None = None
     checks: Mapping[str, Any] = field(default_factory=dict)
     """Per-notebook rule configuration (same keys as ``[tool.mechnb]``)."""
+    engine: str | None = None
+    """``pdflatex``, ``xelatex`` or ``lualatex`` as declared (``None``: by the language)."""
+    style: Mapping[str, Any] | str | None = None
+    """Venue style: a package name or ``{"class", "package", "options", …}`` (see
+    ``exporter/styles.py``)."""
 
 
 @dataclass(frozen=True)
@@ -265,12 +272,19 @@ def _read_meta(raw: Any, findings: list[Finding]) -> PaperMeta:
                                  f"notebook metadata.mechnb.paper_type must be one of "
                                  f"{', '.join(PAPER_TYPES)}, not {values['paper_type']!r}"))
         del values["paper_type"]
+    if "engine" in values and values["engine"] not in TEX_ENGINES:
+        findings.append(_finding("malformed-notebook-metadata",
+                                 f"notebook metadata.mechnb.engine must be one of "
+                                 f"{', '.join(TEX_ENGINES)}, not {values['engine']!r}; the "
+                                 "default engine for the paper's language is used"))
+        del values["engine"]
     authors = tuple(str(a.get("name", "")) if isinstance(a, Mapping) else str(a)
                     for a in values.get("authors", []))
     return PaperMeta(
         title=values.get("title"), authors=authors, lang=values.get("lang"),
         paper_type=values.get("paper_type"), bibliography=values.get("bibliography"),
         template=values.get("template"), checks=values.get("checks", {}),
+        engine=values.get("engine"), style=values.get("style"),
     )
 
 

@@ -16,9 +16,12 @@ from typing import Any
 from ..errors import ExportError, MechnbError
 from ..findings import Finding, Severity
 from ..notebook import Paper, paper_from_dict, read_paper
+from .codes import export_finding
 from .context import RenderCache, cache_disabled
 from .document import ExportOptions, build_document, safe_stem
+from .engines import choose_engine, pdftex_findings
 from .latex import RenderedTex, render_latex
+from .styles import Style, parse_style, resolve_style
 from .writer import write_export
 
 
@@ -42,6 +45,10 @@ class ExportResult:
     citations: set[str] = field(default_factory=set)
     cache: RenderCache | None = None
     """The render cache used (saved next to the ``.tex`` by ``write_result``)."""
+    engine: str = "pdflatex"
+    """The TeX engine ``--pdf`` compiles with (``--engine``, metadata, or by language)."""
+    style: Style | None = None
+    """The venue style in use, if any."""
 
     @property
     def errors(self) -> list[Finding]:
@@ -71,32 +78,49 @@ def output_directory(paper: Paper, output_dir: str | os.PathLike[str] | None) ->
 
 
 def render(paper: Paper, *, template: str | None = None, include_code: bool = False,
-           annotations: Sequence[Finding] = (), cache: RenderCache | None = None
-           ) -> ExportResult:
+           annotations: Sequence[Finding] = (), cache: RenderCache | None = None,
+           engine: str | None = None, style: Style | None = None) -> ExportResult:
     """Render ``paper`` to LaTeX in memory (nothing is written).
 
     ``cache`` (see ``RenderCache.load``) skips re-rendering markdown seen in an earlier export.
+    ``engine`` and ``style`` override ``metadata.mechnb.engine`` / ``.style``. With pdfLaTeX,
+    every character it cannot typeset is a finding at its cell.
     """
     stem = paper.path.stem if paper.path else "paper"
     options = ExportOptions(include_code=include_code, files_dir=f"{safe_stem(stem)}_files")
+    chosen = choose_engine(paper, engine)
     doc = build_document(paper, options, cache)
     base = paper.path.parent if paper.path else None
+    findings = doc.findings
+    resources = doc.resources
+    if style is None:
+        style, problems = parse_style(paper.meta.style)
+        findings += [export_finding("invalid-style", f"metadata.mechnb.style: {p}")
+                     for p in problems]
+    if style is not None:
+        found = resolve_style(style, base)
+        findings += found.findings
+        resources = {**found.files, **resources}
     rendered = render_latex(doc, template or paper.meta.template, annotations=annotations,
-                            base_dir=base)
-    return ExportResult(latex=rendered.text, resources=doc.resources, findings=doc.findings,
-                        paper=paper, rendered=rendered, citations=doc.citations, cache=cache)
+                            base_dir=base, style=style)
+    if chosen.name == "pdflatex":
+        findings += pdftex_findings(rendered, {c.index: c.source for c in paper.cells})
+    return ExportResult(latex=rendered.text, resources=resources, findings=findings,
+                        paper=paper, rendered=rendered, citations=doc.citations, cache=cache,
+                        engine=chosen.name, style=style)
 
 
 def export(notebook: str | os.PathLike[str] | Paper | Mapping[str, Any],
            output_dir: str | os.PathLike[str] | None = None, *, pdf: bool = False,
            force: bool = False, template: str | None = None, include_code: bool = False,
            annotations: Sequence[Finding] = (), write: bool = True,
-           progress: Callable[[str], None] | None = None, engine: str = "xelatex"
-           ) -> ExportResult:
+           progress: Callable[[str], None] | None = None, engine: str | None = None,
+           style: Style | None = None) -> ExportResult:
     """Export a notebook to ``<output_dir>/<stem>.tex`` (+ figures, + PDF with ``pdf=True``).
 
-    ``output_dir`` defaults to ``build/<stem>/`` next to the notebook; ``engine`` (``xelatex``,
-    ``pdflatex``, ``lualatex``) compiles the PDF. A ``.tex`` edited by hand
+    ``output_dir`` defaults to ``build/<stem>/`` next to the notebook; ``engine`` (``pdflatex``,
+    ``xelatex``, ``lualatex``; default: metadata, else by language) compiles the PDF and
+    ``style`` overrides ``metadata.mechnb.style``. A ``.tex`` edited by hand
     since the last export raises ``HandEditedError`` unless ``force``. With ``write=False``
     nothing touches the disk and the result carries the LaTeX text and resources only.
     """
@@ -105,7 +129,7 @@ def export(notebook: str | os.PathLike[str] | Paper | Mapping[str, Any],
     if write and not cache_disabled():
         cache = RenderCache.load(output_directory(paper, output_dir))
     result = render(paper, template=template, include_code=include_code,
-                    annotations=annotations, cache=cache)
+                    annotations=annotations, cache=cache, engine=engine, style=style)
     if write:
         write_result(result, output_dir, pdf=pdf, force=force, progress=progress,
                      engine=engine)
@@ -115,7 +139,7 @@ def export(notebook: str | os.PathLike[str] | Paper | Mapping[str, Any],
 def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None = None, *,
                  pdf: bool = False, force: bool = False,
                  progress: Callable[[str], None] | None = None,
-                 engine: str = "xelatex") -> ExportResult:
+                 engine: str | None = None) -> ExportResult:
     """Write a rendered result (and compile it with ``pdf=True``); fills in the paths.
 
     The ``.tex`` is named after the notebook's stem made safe (``safe_stem``). Compiling happens
@@ -140,12 +164,12 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
     if pdf:
         from .pdf import compile_pdf
 
-        compiled = compile_pdf(result.tex_path, progress, engine=engine, latex=result.latex,
-                               resources=result.resources,
+        compiled = compile_pdf(result.tex_path, progress, engine=engine or result.engine,
+                               latex=result.latex, resources=result.resources,
                                sources={c.index: c.source for c in paper.cells})
         result.pdf_path = compiled.pdf
         result.log_path = compiled.log
-        result.findings.extend(compiled.findings)
+        result.findings.extend(f for f in compiled.findings if not _already_found(f, result))
     return result
 
 
@@ -161,6 +185,12 @@ def confined_default(paper: Paper, out_dir: Path) -> None:
                           "symlink); not written. Choose the output directory with -o DIR")
 
 
+def _already_found(finding: Finding, result: ExportResult) -> bool:
+    """A TeX log finding the pdfLaTeX pre-check reported already (same rule and cell)."""
+    return finding.name == "pdflatex-unsupported-character" and any(
+        f.name == finding.name and f.cell == finding.cell for f in result.findings)
+
+
 def paper_findings(paper: Paper) -> list[Finding]:
     """Findings of the closing-loop checks (``mechnb.checker``, reading findings included)."""
     from ..checker import check
@@ -170,8 +200,6 @@ def paper_findings(paper: Paper) -> list[Finding]:
     except MechnbError:
         raise
     except Exception as exc:  # a bug in one rule must not stop the export
-        from .codes import export_finding
-
         return [*paper.findings, export_finding(
             "checks-failed", f"the closing-loop checks crashed ({type(exc).__name__}: {exc}); "
             "the draft is exported without them — please report this")]

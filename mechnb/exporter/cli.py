@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-HELP = "export a notebook to a LaTeX paper draft (and PDF with --pdf)"
+HELP = "export a notebook to a LaTeX paper draft (PDF with --pdf, arXiv/Overleaf with --bundle)"
 BIBLIOGRAPHY_FINDINGS = frozenset({"bibliography-not-found", "citations-without-bibliography"})
 
 
@@ -16,7 +16,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="where to write <stem>.tex and its files (default: build/<stem>/ "
                              "next to the notebook)")
     parser.add_argument("--pdf", action="store_true",
-                        help="also compile <stem>.pdf with latexmk + XeLaTeX (no shell escape)")
+                        help="also compile <stem>.pdf with latexmk and the --engine (no shell "
+                             "escape)")
     parser.add_argument("--strict", action="store_true",
                         help="fail (exit 1, nothing written) when the checks find errors")
     parser.add_argument("--force", action="store_true",
@@ -28,6 +29,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print the source of code cells (and their text outputs)")
     parser.add_argument("--annotate", action="store_true",
                         help="put each finding of the checks in the margin as a todonotes note")
+    parser.add_argument("--engine", choices=("pdflatex", "xelatex", "lualatex"),
+                        help="TeX engine for --pdf and the Overleaf latexmkrc (default: "
+                             "metadata.mechnb.engine, else pdflatex for English and xelatex "
+                             "for Chinese papers)")
+    parser.add_argument("--style", metavar="SPEC",
+                        help="venue style instead of metadata.mechnb.style: a package "
+                             "(neurips_2025[preprint]), a class (jmlr.cls) or a JSON object "
+                             "{\"class\", \"package\", \"options\", …}")
+    parser.add_argument("--bundle", action="append", choices=("arxiv", "overleaf"),
+                        help="also write <stem>-arxiv.tar.gz (checked with pdfLaTeX in an empty "
+                             "directory) or <stem>-overleaf.zip; may be given twice")
     parser.add_argument("--no-cache", action="store_true",
                         help="render every cell again instead of reusing the previous export's "
                              "rendering of unchanged cells")
@@ -41,7 +53,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .api import output_directory, paper_findings, render, write_result
     from .background import BackgroundChecks
     from .context import RenderCache, cache_disabled
+    from .styles import parse_style_argument
 
+    style = parse_style_argument(args.style) if args.style else None
     name = str(args.notebook)
     paper = read_paper(args.notebook)
     cache = None
@@ -50,14 +64,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.annotate:  # the notes go into the LaTeX, so the checks come first
         checks = paper_findings(paper)
         result = render(paper, template=args.template, include_code=args.include_code,
-                        annotations=checks, cache=cache)
+                        annotations=checks, cache=cache, engine=args.engine, style=style)
     else:
         # With nothing cached, rendering is the long part: the checks run meanwhile in a child
         # process. With a warm cache rendering is quick and forking would only add its cost.
         background = BackgroundChecks(paper, fork=cache is None or not cache.entries)
         try:
             result = render(paper, template=args.template, include_code=args.include_code,
-                            cache=cache)
+                            cache=cache, engine=args.engine, style=style)
         finally:
             checks = background.result()  # also reaps the child when rendering failed
     if args.strict:
@@ -72,6 +86,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     write_result(result, args.output_dir, pdf=args.pdf, force=args.force,
                  progress=progress if args.pdf else None)
+    bundles = []
+    for kind in dict.fromkeys(args.bundle or ()):
+        from .bundle import build_bundle
+
+        progress(f"building the {kind} bundle …")
+        bundles.append(build_bundle(result, kind, output_directory(paper, args.output_dir)))
+        result.findings.extend(bundles[-1].findings)
     own = result.findings
     if any(f.name == "missing-bibliography" for f in checks):  # the checker said it already
         own = [f for f in own if f.name not in BIBLIOGRAPHY_FINDINGS]
@@ -85,6 +106,16 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             print(f"mechnb export: the PDF was not produced; see {result.log_path}", file=err)
             return 1
         print(result.pdf_path, file=out)
+    failed = [b for b in bundles if not b.ok]
+    for b in bundles:
+        if b.ok:
+            print(b.path, file=out)
+    if failed:
+        for b in failed:
+            where = f"; see {b.log}" if b.log else ""
+            print(f"mechnb export: the {b.kind} bundle failed its check and was not written"
+                  f"{where}", file=err)
+        return 1
     if args.strict and result.errors:
         print(f"mechnb export: {len(result.errors)} error finding(s) and --strict", file=err)
         return 1

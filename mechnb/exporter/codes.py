@@ -19,6 +19,13 @@ EXPORT_FINDINGS: dict[str, tuple[str, Severity]] = {
     "undefined-citation": ("MECH812", Severity.ERROR),
     "checks-failed": ("MECH813", Severity.WARNING),
     "invalid-label": ("MECH814", Severity.WARNING),
+    "pdflatex-unsupported-character": ("MECH825", Severity.ERROR),
+    "invalid-style": ("MECH826", Severity.ERROR),
+    "style-not-found": ("MECH827", Severity.ERROR),
+    "style-outside-notebook-folder": ("MECH828", Severity.ERROR),
+    "bundle-check-failed": ("MECH829", Severity.ERROR),
+    "bundle-absolute-path": ("MECH830", Severity.ERROR),
+    "bundle-without-bbl": ("MECH831", Severity.ERROR),
 }
 """slug → (code, severity); documented in README's export section."""
 

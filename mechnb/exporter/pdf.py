@@ -27,11 +27,13 @@ from ..findings import Finding
 from . import sandbox
 from .codes import export_finding
 from .document import safe_stem
+from .engines import CJK_FONT_ERROR_RE, UNICODE_ERROR_RE, unsupported_message
+from .engines import ENGINES as TEX_ENGINES
 from .errors import LatexmkMissingError
 from .latex import line_cells
 
-ENGINES: dict[str, str] = {"xelatex": "-xelatex", "pdflatex": "-pdf", "lualatex": "-lualatex"}
-"""TeX engine → the latexmk flag that selects it."""
+ENGINES: dict[str, str] = {name: e.latexmk_flag for name, e in TEX_ENGINES.items()}
+"""TeX engine → the latexmk flag that selects it (from ``engines.ENGINES``)."""
 
 COMMON_ARGS = ("-norc", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
                "-file-line-error")
@@ -123,6 +125,18 @@ def parse_log(log: str, tex_name: str, cells: tuple[int | None, ...],
     for n, text in enumerate(lines):
         m = _FILE_LINE_ERROR_RE.match(text)
         if m and Path(m.group(1)).name == tex_name:
+            u = UNICODE_ERROR_RE.search(m.group(3))
+            if u:  # inputenc (pdfLaTeX) has no definition for this character
+                add("pdflatex-unsupported-character", unsupported_message(u.group(1)),
+                    int(m.group(2)), (f"U+{int(u.group(2), 16):04X}",), needle=u.group(1))
+                continue
+            f = CJK_FONT_ERROR_RE.search(m.group(3))
+            if f:  # pdfLaTeX with ctex: CJKutf8 took a non-CJK character (an emoji)
+                block = f"U+{f.group(1).upper()}xx"
+                add("pdflatex-unsupported-character", f"pdfLaTeX cannot typeset a character "
+                    f"of the block {block} (its CJK fonts have none): replace it, or export "
+                    "with --engine xelatex", int(m.group(2)), (block,))
+                continue
             add("tex-error", f"TeX error: {m.group(3).strip()}", int(m.group(2)),
                 needle=_error_context(lines, n))
             continue
@@ -145,8 +159,9 @@ def parse_log(log: str, tex_name: str, cells: tuple[int | None, ...],
         if c:
             add("undefined-citation", f"citation '{c.group(1)}' is not in the bibliography",
                 int(c.group(2)), (c.group(1),), needle=c.group(1))
-    if len(findings) > 1:  # "Emergency stop" only repeats the error before it
-        findings = [f for f in findings if "Emergency stop" not in f.message]
+    if len(findings) > 1:  # "Emergency stop" and "Fatal error" only repeat the error before
+        findings = [f for f in findings if "Emergency stop" not in f.message
+                    and "Fatal error occurred" not in f.message]
     return findings
 
 
@@ -226,9 +241,8 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
     latexmk = shutil.which("latexmk")
     if latexmk is None or shutil.which(engine) is None:
         raise LatexmkMissingError(
-            f"--pdf needs latexmk and {engine} (TeX Live); install them with `make tex` or "
-            "`apt-get install latexmk texlive-xetex texlive-lang-chinese`, or compile the .tex "
-            "yourself")
+            f"--pdf needs latexmk and {engine} (TeX Live); install them with `make tex`, or "
+            "compile the .tex yourself")
     use_box, how = sandbox.use_sandbox(sandboxed)
     out_dir = tex_path.parent
     text = tex_path.read_text("utf-8") if latex is None else latex
@@ -261,6 +275,17 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
         findings.append(export_finding("tex-error", f"latexmk failed ({why}); see {log}"))
     return PdfResult(pdf=copied.get(".pdf"), log=log, findings=findings, returncode=returncode,
                      sandboxed=use_box, files=copied)
+
+
+def run_tex(argv: Sequence[str], workdir: Path, *, timeout: float = 600.0,
+            progress: Callable[[str], None] | None = None,
+            sandboxed: bool | None = None) -> int:
+    """Run a TeX program in the private folder ``workdir`` as ``compile_pdf`` runs latexmk (the
+    same environment, in the sandbox where one works); its exit code."""
+    use_box, _ = sandbox.use_sandbox(sandboxed)
+    env = dict(os.environ, **TEX_ENV, TEXMFOUTPUT=str(workdir))
+    cmd = sandbox.bwrap_command(workdir, argv, env) if use_box else list(argv)
+    return _run(cmd, workdir, env, timeout, progress)
 
 
 def _run(cmd: list[str], workdir: Path, env: dict[str, str], timeout: float,

@@ -57,17 +57,23 @@ def test_fixture_compiles_without_errors_or_undefined_references(name: str, pape
 
 @pytest.mark.tex
 @needs_tex()
-@pytest.mark.parametrize("stem", ["example_paper", "example_paper_zh"])
-def test_example_paper_compiles_cleanly(stem: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("stem", "engine", "args"), [
+    ("example_paper", "pdflatex", ()),  # English: pdfLaTeX by default
+    ("example_paper", "xelatex", ("--engine", "xelatex")),
+    ("example_paper_zh", "xelatex", ()),  # Chinese: XeLaTeX by default
+    ("example_paper_zh", "pdflatex", ("--engine", "pdflatex")),
+])
+def test_example_paper_compiles_cleanly(stem: str, engine: str, args: tuple[str, ...],
+                                        tmp_path: Path) -> None:
     nb = tmp_path / f"{stem}.ipynb"
     shutil.copy(EXAMPLE.with_name(f"{stem}.ipynb"), nb)
     shutil.copy(EXAMPLE.with_suffix(".bib"), tmp_path / "example_paper.bib")
     out, err = io.StringIO(), io.StringIO()
-    code = main(["export", str(nb), "--pdf", "--strict"], out, err)
+    code = main(["export", str(nb), "--pdf", "--strict", *args], out, err)
     assert code == 0, err.getvalue()
     pdf = tmp_path / "build" / stem / f"{stem}.pdf"
     assert out.getvalue().split() == [str(pdf.with_suffix(".tex")), str(pdf)]
-    assert "running xelatex" in err.getvalue() and "running bibtex" in err.getvalue()
+    assert f"running {engine}" in err.getvalue() and "running bibtex" in err.getvalue()
     log = pdf.with_suffix(".log").read_text("utf-8", errors="replace")
     assert "undefined" not in log.lower()
     assert "Missing character" not in log

@@ -1,0 +1,123 @@
+"""TeX engines: which one compiles a paper, and what pdfLaTeX cannot typeset.
+
+The generated ``.tex`` is the same for every engine (``iftex`` in the templates picks fontspec or
+inputenc/fontenc); the engine only decides how it is compiled (``--pdf``, the Overleaf
+``latexmkrc``) and whether the pdfLaTeX pre-check runs. arXiv always compiles with pdfLaTeX.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import cache
+
+from ..errors import ExportError
+from ..findings import Finding
+from ..notebook import CJK_RE, TEX_ENGINES, Paper
+from .codes import export_finding
+from .latex import CJK_SUPPORT_RE, RenderedTex, data_text
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One TeX engine and how latexmk is told to use it."""
+
+    name: str
+    """``pdflatex``, ``xelatex`` or ``lualatex`` (the executable)."""
+    latexmk_flag: str
+    """latexmk's command-line switch for it."""
+    pdf_mode: int
+    """latexmk's ``$pdf_mode`` for it (what an Overleaf ``latexmkrc`` sets)."""
+
+
+ENGINES: dict[str, Engine] = {
+    "pdflatex": Engine("pdflatex", "-pdf", 1),
+    "xelatex": Engine("xelatex", "-xelatex", 5),
+    "lualatex": Engine("lualatex", "-lualatex", 4),
+}
+"""Engine name → how to run it; the names are ``mechnb.notebook.TEX_ENGINES``."""
+
+assert tuple(ENGINES) == TEX_ENGINES
+
+DEFAULT_ENGINES = {"en": "pdflatex", "zh": "xelatex"}
+"""By language: English sources go to arXiv/venues as they are; ctex is at home in XeLaTeX."""
+
+
+class EngineError(ExportError):
+    """An engine name that is not one of ``ENGINES``."""
+
+
+def choose_engine(paper: Paper, requested: str | None = None) -> Engine:
+    """``requested`` (``--engine``), else ``metadata.mechnb.engine``, else by language."""
+    name = requested or paper.meta.engine or DEFAULT_ENGINES.get(paper.lang, "pdflatex")
+    if name not in ENGINES:
+        raise EngineError(f"unknown TeX engine {name!r}; choose one of {', '.join(ENGINES)}")
+    return ENGINES[name]
+
+
+# --------------------------------------------------------------------------- pdfLaTeX pre-check
+
+_COMMENT_RE = re.compile(r"(?<!\\)%.*")
+_DECLARED_RE = re.compile(r"\\newunicodechar\{(.)\}")
+UNICODE_ERROR_RE = re.compile(r"Unicode character (.) \(U\+([0-9A-Fa-f]+)\)")
+"""inputenc's error for a character it has no definition for (``… not set up for use …``)."""
+CJK_FONT_ERROR_RE = re.compile(r"Font C\d+/\w+/\S*=\w+?u([0-9a-fA-F]{2,4}) .*not loadable")
+"""CJKutf8's error for a character outside its fonts: it names the 256-character block only."""
+
+
+@cache
+def pdftex_characters() -> frozenset[int]:
+    """Code points pdfLaTeX typesets with the templates' inputenc + T1 (data file)."""
+    points: set[int] = set()
+    for line in data_text("pdftex-unicode.txt").splitlines():
+        if not line.strip() or line.startswith("%"):
+            continue
+        first, _, last = line.strip().partition("-")
+        points.update(range(int(first, 16), int(last or first, 16) + 1))
+    return frozenset(points)
+
+
+def unsupported_message(char: str) -> str:
+    """What a finding says about a character pdfLaTeX cannot typeset."""
+    return (f"pdfLaTeX cannot typeset {char!r} (U+{ord(char):04X}), and arXiv and most venue "
+            "styles compile with pdfLaTeX: replace it or write it as a LaTeX command (a draft "
+            "for yourself can use --engine xelatex)")
+
+
+def pdftex_findings(rendered: RenderedTex, sources: dict[int, str] | None = None
+                    ) -> list[Finding]:
+    """A finding at its cell for every character of the ``.tex`` that pdfLaTeX would stop at."""
+    text = rendered.text
+    if text.isascii():
+        return []
+    known = pdftex_characters()
+    declared = set(_DECLARED_RE.findall(text))
+    cjk_ok = CJK_SUPPORT_RE.search(text) is not None
+    seen: set[tuple[str, int | None]] = set()
+    out: list[Finding] = []
+    for n, line in enumerate(text.split("\n"), 1):
+        if line.isascii():
+            continue
+        line = _COMMENT_RE.sub("", line)
+        for ch in line:
+            if (ord(ch) < 0x80 or ord(ch) in known or ch in declared
+                    or (cjk_ok and (CJK_RE.match(ch) or "\u3000" <= ch <= "\u303f"))):
+                continue
+            cell = rendered.cell_at(n)
+            if (ch, cell) in seen:
+                continue
+            seen.add((ch, cell))
+            out.append(located(unsupported_message(ch), ch, cell, sources))
+    return out
+
+
+def located(message: str, char: str, cell: int | None,
+            sources: dict[int, str] | None) -> Finding:
+    """The ``pdflatex-unsupported-character`` finding, at the character's line in its cell."""
+    finding = export_finding("pdflatex-unsupported-character", message, cell,
+                             labels=(f"U+{ord(char):04X}",))
+    if sources is not None and cell is not None:
+        for k, text in enumerate(sources.get(cell, "").split("\n"), 1):
+            if char in text:
+                return replace(finding, line=k, column=text.index(char) + 1)
+    return finding
