@@ -63,7 +63,7 @@ def test_notebook_name_is_never_a_latexmk_option(mode: str, tmp_path: Path,
     nb = tmp_path / "-xelatex=touch X;.ipynb"
     shutil.copy(NOTEBOOKS / "title_from_heading.ipynb", nb)
     out, err = io.StringIO(), io.StringIO()
-    code = main(["export", str(nb), "--pdf"], out, err)
+    code = main(["export", str(nb), "--pdf", "--engine", "xelatex"], out, err)
     assert code == 0, err.getvalue()
     assert not [p for p in tmp_path.rglob("*") if p.name == "X"]
     tex, pdf = (Path(p) for p in out.getvalue().splitlines())
