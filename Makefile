@@ -12,6 +12,9 @@ TEX_PACKAGES := texlive-xetex texlive-latex-recommended texlive-latex-extra \
 APT_GET := DEBIAN_FRONTEND=noninteractive apt-get
 EXAMPLE := notebooks/example_paper.ipynb
 EXAMPLE_ZH := notebooks/example_paper_zh.ipynb
+# The example papers, one per paper type: dynamics (en, zh), failure (en), expressivity (zh).
+EXAMPLES := $(EXAMPLE) $(EXAMPLE_ZH) notebooks/failure_paper.ipynb \
+	notebooks/expressivity_paper_zh.ipynb
 
 .PHONY: demo test lab bench lint install tex chromium pandoc clean
 
@@ -50,13 +53,17 @@ chromium:
 		$(APT_GET) update -qq && $(APT_GET) install -y -qq --no-install-recommends chromium; \
 	fi
 
-## The main job: export the bundled example paper to LaTeX, PDF and an arXiv bundle (checked with
-## pdfLaTeX in an empty directory), print the check report.
+## The main job: export every example paper to build/<name>/ as LaTeX and PDF, print its checks;
+## the English dynamics example also gets an arXiv bundle (checked with pdfLaTeX in an empty
+## directory).
 demo: tex install
-	$(BIN)/mechnb export $(EXAMPLE) --pdf --bundle arxiv
-	$(BIN)/mechnb check $(EXAMPLE)
-	$(BIN)/mechnb export $(EXAMPLE_ZH) --pdf
-	$(BIN)/mechnb check $(EXAMPLE_ZH)
+	@set -e; for nb in $(EXAMPLES); do \
+		name=$$(basename $$nb .ipynb); \
+		bundle=; if [ "$$nb" = "$(EXAMPLE)" ]; then bundle="--bundle arxiv"; fi; \
+		echo "== $$nb"; \
+		$(BIN)/mechnb export $$nb -o build/$$name --pdf $$bundle; \
+		$(BIN)/mechnb check $$nb; \
+	done
 
 ## The whole test suite: unit, TeX compile, real kernel, real browser.
 test: tex chromium install

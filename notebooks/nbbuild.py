@@ -1,0 +1,53 @@
+"""Shared helpers of the example-paper builders: cells with roles set as the magics set them.
+
+The builders write each notebook with nbformat and execute it with nbclient, so every figure and
+table in the saved notebook is computed by a real kernel.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from nbclient import NotebookClient
+
+from mechnb.notebook import role_metadata
+
+HERE = Path(__file__).resolve().parent
+
+
+def md(source: str, role: str | None = None, **fields: Any) -> nbformat.NotebookNode:
+    """A markdown cell, with ``role`` metadata and mirror tag when a role is given."""
+    cell = nbformat.v4.new_markdown_cell(source.strip("\n"))
+    if role:
+        cell.metadata.update(role_metadata(role, **fields))
+    return cell
+
+
+def code(source: str, role: str | None = None, **fields: Any) -> nbformat.NotebookNode:
+    """A code cell, with ``role`` metadata and mirror tag when a role is given."""
+    cell = nbformat.v4.new_code_cell(source.strip("\n"))
+    if role:
+        cell.metadata.update(role_metadata(role, **fields))
+    return cell
+
+
+def notebook(cells: list[nbformat.NotebookNode], meta: dict[str, Any]) -> nbformat.NotebookNode:
+    """A notebook with the python3 kernelspec and ``metadata.mechnb`` = ``meta``."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = cells
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    if meta:
+        nb.metadata["mechnb"] = meta
+    return nb
+
+
+def execute_and_write(nb: nbformat.NotebookNode, out: Path, timeout: int = 120) -> None:
+    """Run every cell in a fresh kernel (working directory: the notebook's folder) and save."""
+    NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                   resources={"metadata": {"path": str(out.parent)}}).execute()
+    nbformat.validate(nb)
+    nbformat.write(nb, out)
