@@ -24,6 +24,7 @@ DELEGATED: dict[str, str] = {
 
 USAGE = """\
 %mech <role> [--label L] [--title T] [--lang en|zh] [--kind K]   insert the template for a role
+%mech lens --kind <lens>         a lens cell from the catalog, with its closing experiment
 %mech new <expressivity|dynamics|failure> [--lang en|zh]          scaffold a whole paper
 %mech validate <label> [--kind controlled|real-model|intervention|ablation] [--lang en|zh]
 %mech list [--lang en|zh]        the roles and what each is for
@@ -82,8 +83,19 @@ def mech_role(shell: Any, role: str, argv: list[str]) -> Any:
     parser.add_argument("--title")
     parser.add_argument("--kind")
     args = parser.parse_args(argv)
-    cells = role_cells(role, lang=args.lang or notebook_lang(shell), label=args.label,
-                       title=args.title, kind=args.kind)
+    lang = args.lang or notebook_lang(shell)
+    if role == "lens" and args.kind:
+        from .phrases.lenscell import lens_cells, lens_ids
+        from .templates import variants
+
+        if args.kind not in variants("lens"):
+            if args.kind not in lens_ids():
+                raise UsageError(f"%mech lens: unknown --kind '{args.kind}'; choose a template "
+                                 f"variant ({', '.join(variants('lens'))}) or a catalog lens "
+                                 f"({', '.join(lens_ids())})")
+            return _insert(shell, lens_cells(args.kind, lang=lang, label=args.label,
+                                             title=args.title))
+    cells = role_cells(role, lang=lang, label=args.label, title=args.title, kind=args.kind)
     return _insert(shell, cells)
 
 

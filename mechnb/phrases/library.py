@@ -15,6 +15,7 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from ..notebook import EXPERIMENT_KINDS
 from .index import SearchIndex, build_index, has_cjk
 from .model import LANGS, Lens, Phrase, slots_in
 
@@ -25,7 +26,10 @@ ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 FUNCTION_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*(?:/[a-z0-9]+(?:-[a-z0-9]+)*)*$")
 RECORD_KEYS = frozenset({"id", "function", "en", "zh", "slots", "note"})
 OPTIONAL_RECORD_KEYS = frozenset({"slots_zh"})
-LENS_KEYS = frozenset({"id", "name", "description", "closing_validation", "phrase"})
+LENS_KEYS = frozenset({"id", "name", "description", "closing_validation", "phrase",
+                       "validation_kind"})
+_BILINGUAL_LENS_KEYS = ("closing_validation", "description", "name", "phrase")
+
 LENSES_MARKER = "@lenses"
 """In ``index.json``'s file list: where the phrases generated from the lens catalog go."""
 _ODD_BRACKETS = ("［", "］", "【", "】")
@@ -133,9 +137,11 @@ def lens_problems(rec: object, where: str) -> list[str]:
     if not isinstance(rec, Mapping):
         return [f"{where}: a lens must be a JSON object"]
     where, problems = _field_problems(rec, LENS_KEYS, where)
-    for key in sorted(LENS_KEYS - {"id"}):
+    for key in _BILINGUAL_LENS_KEYS:
         if key in rec:
             problems += _bilingual_problems(rec[key], where, key)
+    if "validation_kind" in rec and rec["validation_kind"] not in EXPERIMENT_KINDS:
+        problems.append(f"{where}: validation_kind must be one of {', '.join(EXPERIMENT_KINDS)}")
     phrase = rec.get("phrase")
     if (isinstance(phrase, Mapping) and all(isinstance(phrase.get(k), str) for k in LANGS)
             and len(slots_in(phrase["en"])) != len(slots_in(phrase["zh"]))):
@@ -187,7 +193,7 @@ def _load_lenses(problems: list[str]) -> list[Lens]:
         if not found:
             lenses.append(Lens(id=rec["id"], name=rec["name"], description=rec["description"],
                                closing_validation=rec["closing_validation"],
-                               phrase=rec["phrase"]))
+                               phrase=rec["phrase"], validation_kind=rec["validation_kind"]))
     return lenses
 
 

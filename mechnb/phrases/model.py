@@ -94,6 +94,8 @@ class Lens:
     """The validation that usually closes a paper written through this lens, by language."""
     phrase: dict[str, str]
     """A sentence that proposes the lens, by language (searchable as ``lens/<id>``)."""
+    validation_kind: str = "controlled"
+    """The experiment kind that usually closes the loop (``%mech validate … --kind``)."""
 
     def as_phrase(self) -> Phrase:
         """The lens as a searchable phrase record under the function ``lens/<id>``."""
@@ -104,7 +106,9 @@ class Lens:
             zh=self.phrase["zh"],
             slots=tuple(slots_in(self.phrase["en"])),
             slots_zh=tuple(slots_in(self.phrase["zh"])),
-            note_en=f"{self.description['en']} Closing the loop: {self.closing_validation['en']}",
-            note_zh=f"{self.description['zh']}闭环验证：{self.closing_validation['zh']}",
+            note_en=(f"{self.description['en']} Closing the loop: "
+                     f"{self.closing_validation['en']} As a cell: %mech lens --kind {self.id}"),
+            note_zh=(f"{self.description['zh']}闭环验证：{self.closing_validation['zh']}"
+                     f"插入为单元格：%mech lens --kind {self.id}"),
             source="lenses.json",
         )

@@ -29,7 +29,8 @@ ENGINE_FILES = ("title.json", "abstract.json", "introduction.json", "impact.json
 LENS_IDS = ("training-dynamics", "succinctness", "gradient-leading-terms",
             "numerical-error-propagation", "formal-language-theory", "mechanistic-decomposition",
             "causal-tracing", "circuit-analysis", "logit-lens", "sparse-dictionaries",
-            "dynamical-systems")
+            "dynamical-systems", "direct-attribution", "attribution-patching", "backward-lens",
+            "mean-field-attention", "energy-attention", "circuit-complexity", "algorithmic-cores")
 
 
 def _index() -> dict[str, Any]:
@@ -164,7 +165,7 @@ def test_engine_functions_have_several_phrases(library: Library, function: str) 
 def test_lens_catalog_covers_the_lenses_of_design_section_1(library: Library) -> None:
     ids = {lens.id for lens in library.lenses}
     assert set(LENS_IDS) <= ids
-    assert len(ids) >= 14
+    assert len(ids) >= 22
 
 
 def test_lens_records_are_valid_and_searchable(library: Library) -> None:
@@ -211,8 +212,11 @@ def test_lens_problems_are_reported() -> None:
            "closing_validation": {"en": "c", "zh": "验证"},
            "phrase": {"en": "For [model].", "zh": "对于模型。"}}
     assert any("blanks" in p for p in lens_problems(bad, "l"))
-    paired = dict(bad, phrase={"en": "For [model].", "zh": "对于[模型]。"})
+    paired = dict(bad, phrase={"en": "For [model].", "zh": "对于[模型]。"},
+                  validation_kind="intervention")
     assert lens_problems(paired, "l") == []
+    assert any("validation_kind must be one of" in p
+               for p in lens_problems(dict(paired, validation_kind="vibes"), "l"))
 
 
 def test_data_licence_is_stated() -> None:
