@@ -45,9 +45,17 @@ def notebook(cells: list[nbformat.NotebookNode], meta: dict[str, Any]) -> nbform
     return nb
 
 
-def execute_and_write(nb: nbformat.NotebookNode, out: Path, timeout: int = 120) -> None:
-    """Run every cell in a fresh kernel (working directory: the notebook's folder) and save."""
-    NotebookClient(nb, timeout=timeout, kernel_name="python3",
+def execute_and_write(nb: nbformat.NotebookNode, out: Path, timeout: int = 120,
+                      live_only: tuple[str, ...] = ()) -> None:
+    """Run every cell in a fresh kernel (working directory: the notebook's folder) and save.
+
+    Cells whose source starts with one of ``live_only`` run, but their outputs are not saved:
+    they are interactive widgets whose saved state would be large and dead without a kernel.
+    """
+    NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=not live_only,
                    resources={"metadata": {"path": str(out.parent)}}).execute()
+    for cell in nb.cells:
+        if live_only and cell.cell_type == "code" and cell.source.startswith(live_only):
+            cell.outputs = []
     nbformat.validate(nb)
     nbformat.write(nb, out)

@@ -111,3 +111,40 @@ def test_example_paper_reruns_checks_and_compiles(tmp_path: Path, source: Path) 
               if c["cell_type"] == "code" and c["metadata"].get("mechnb", {}).get("label")}
     for label in labels:
         assert f"\\label{{{label}}}" in result.latex
+
+
+def test_getting_started_tour_runs_and_closes_its_open_loop(tmp_path: Path) -> None:
+    import nbformat
+    from nbclient import NotebookClient
+
+    source = NOTEBOOKS / "getting-started.ipynb"
+    nb = nbformat.reads(source.read_text("utf-8"), as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    NotebookClient(nb, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+
+    def shown(cell: Any) -> str:
+        parts = []
+        for o in cell.outputs:
+            assert o.output_type != "error", f"{cell.source[:40]!r}: {o.get('evalue')}"
+            parts.append(_text(o.get("text", "")) + _text(o.get("data", {}).get("text/plain", "")))
+        return "\n".join(parts)
+
+    outputs = [(cell.source, shown(cell)) for cell in nb.cells if cell.cell_type == "code"]
+    checks = [text for src, text in outputs if src.startswith("%mech check")]
+    assert len(checks) == 2
+    opened, closed = checks
+    assert "MECH004 error unclosed-statement: theorem thm:mass is never closed" in opened
+    assert "draft.ipynb: 0 errors" in closed and "MECH004" not in closed
+    inserted = next(t for s, t in outputs if s.startswith("%mech theorem"))
+    assert "role theorem · label thm:mass" in inserted and "role interpretation" in inserted
+    tex = (tmp_path / "build" / "tour" / "out" / "draft.tex").read_text("utf-8")
+    assert "\\begin{theorem}[{Attention mass}]\\label{thm:mass}" in tex
+    assert (tmp_path / "build" / "tour" / "arxiv" / "draft-arxiv.tar.gz").stat().st_size > 0
+    # the saved tour shows the same two check reports
+    saved = nbformat.reads(source.read_text("utf-8"), as_version=4)
+    saved_checks = [shown(c) for c in saved.cells
+                    if c.cell_type == "code" and c.source.startswith("%mech check")]
+    assert saved_checks == checks
