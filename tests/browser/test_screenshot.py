@@ -20,8 +20,9 @@ from .notebook_page import NotebookPage
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOT = REPO / "docs" / "screenshot-lab.png"
 
-pytestmark = pytest.mark.skipif(os.environ.get("MECHNB_SCREENSHOTS") != "1",
-                                reason="set MECHNB_SCREENSHOTS=1 to rewrite docs/screenshot-lab.png")
+pytestmark = pytest.mark.skipif(
+    os.environ.get("MECHNB_SCREENSHOTS") != "1",
+    reason="set MECHNB_SCREENSHOTS=1 to rewrite docs/screenshot-lab.png")
 
 
 def test_lab_screenshot_of_an_example_paper(page: Any, lab_server: Server) -> None:
