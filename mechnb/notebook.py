@@ -31,6 +31,8 @@ PAPER_FIELDS: dict[str, type | tuple[type, ...]] = {
 EXPERIMENT_KINDS = ("controlled", "real-model", "intervention", "ablation")
 TEX_ENGINES = ("pdflatex", "xelatex", "lualatex")
 """TeX engines ``metadata.mechnb.engine`` / ``--engine`` may name (see ``exporter/engines.py``)."""
+DEFAULT_ENGINES = {"en": "pdflatex", "zh": "xelatex"}
+"""By language: English sources go to arXiv/venues as they are; ctex is at home in XeLaTeX."""
 
 # Codes of the findings produced while reading (the checker's rules use other codes).
 FORMAT_FINDINGS = {
@@ -131,6 +133,11 @@ class Paper:
         if self.meta.lang in LANGS:
             return self.meta.lang
         return "zh" if any(CJK_RE.search(c.source) for c in self.cells if c.is_markdown) else "en"
+
+    @property
+    def engine(self) -> str:
+        """The TeX engine: declared ``engine``, else by language (pdfLaTeX for English)."""
+        return self.meta.engine or DEFAULT_ENGINES.get(self.lang, "pdflatex")
 
     @property
     def display_name(self) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from ..findings import Finding, Severity
 from ..notebook import FORMAT_FINDINGS
-from . import references, structure, symbols, text
+from . import engine, references, structure, symbols, text
 from .document import Document
 from .rule import Rule
 
@@ -201,6 +201,13 @@ RULES: tuple[Rule, ...] = (
        "A configuration entry names an unknown rule or severity, or the pyproject.toml cannot "
        "be read; the entry is ignored.",
        _config, group="format"),
+    _r("MECH040", "pdflatex-unsupported-character", E,
+       "Replace the character or write it as a LaTeX command (or choose XeLaTeX).",
+       "When the paper compiles with pdfLaTeX (`metadata.mechnb.engine`, else every English "
+       "paper) — as arXiv and most venue styles do — no exported text holds a character "
+       "pdfLaTeX cannot typeset (an emoji, a dingbat, a script without a LaTeX encoding); "
+       "CJK is typeset by ctex.",
+       engine.check_pdflatex_characters, group="tex"),
     *(_r(code, slug, severity, _READING_DOCS[slug][0], _READING_DOCS[slug][1], _reading(code),
          group="format")
       for slug, (code, severity) in FORMAT_FINDINGS.items()),

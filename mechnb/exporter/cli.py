@@ -96,6 +96,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     own = result.findings
     if any(f.name == "missing-bibliography" for f in checks):  # the checker said it already
         own = [f for f in own if f.name not in BIBLIOGRAPHY_FINDINGS]
+    said = {(f.cell, f.labels) for f in checks if f.code == "MECH040"}  # the checker's twin
+    own = [f for f in own if f.code != "MECH825" or (f.cell, f.labels) not in said]
     findings = sorted(checks + own,
                       key=lambda f: (f.cell if f.cell is not None else -1, f.code))
     for f in findings:

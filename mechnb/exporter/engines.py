@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import cache
 
 from ..errors import ExportError
 from ..findings import Finding
 from ..notebook import CJK_RE, TEX_ENGINES, Paper
 from .codes import export_finding
-from .latex import CJK_SUPPORT_RE, RenderedTex, data_text
+from .escape import pdftex_characters
+from .latex import CJK_SUPPORT_RE, RenderedTex
 
 
 @dataclass(frozen=True)
@@ -39,9 +39,6 @@ ENGINES: dict[str, Engine] = {
 
 assert tuple(ENGINES) == TEX_ENGINES
 
-DEFAULT_ENGINES = {"en": "pdflatex", "zh": "xelatex"}
-"""By language: English sources go to arXiv/venues as they are; ctex is at home in XeLaTeX."""
-
 
 class EngineError(ExportError):
     """An engine name that is not one of ``ENGINES``."""
@@ -49,7 +46,7 @@ class EngineError(ExportError):
 
 def choose_engine(paper: Paper, requested: str | None = None) -> Engine:
     """``requested`` (``--engine``), else ``metadata.mechnb.engine``, else by language."""
-    name = requested or paper.meta.engine or DEFAULT_ENGINES.get(paper.lang, "pdflatex")
+    name = requested or paper.engine
     if name not in ENGINES:
         raise EngineError(f"unknown TeX engine {name!r}; choose one of {', '.join(ENGINES)}")
     return ENGINES[name]
@@ -63,18 +60,6 @@ UNICODE_ERROR_RE = re.compile(r"Unicode character (.) \(U\+([0-9A-Fa-f]+)\)")
 """inputenc's error for a character it has no definition for (``… not set up for use …``)."""
 CJK_FONT_ERROR_RE = re.compile(r"Font C\d+/\w+/\S*=\w+?u([0-9a-fA-F]{2,4}) .*not loadable")
 """CJKutf8's error for a character outside its fonts: it names the 256-character block only."""
-
-
-@cache
-def pdftex_characters() -> frozenset[int]:
-    """Code points pdfLaTeX typesets with the templates' inputenc + T1 (data file)."""
-    points: set[int] = set()
-    for line in data_text("pdftex-unicode.txt").splitlines():
-        if not line.strip() or line.startswith("%"):
-            continue
-        first, _, last = line.strip().partition("-")
-        points.update(range(int(first, 16), int(last or first, 16) + 1))
-    return frozenset(points)
 
 
 def unsupported_message(char: str) -> str:

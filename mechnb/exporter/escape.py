@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from importlib import resources
 from typing import Any
 
 LATEX_SPECIALS: dict[str, str] = {
@@ -107,3 +108,23 @@ def unicode_declarations(latex: str) -> list[str]:
             lines.append("\\newunicodechar{" + ch + "}{\\ifmmode" + _MATH_FALLBACKS[inner]
                          + "\\else" + inner + "\\fi}")
     return lines
+
+
+@cache
+def pdftex_characters() -> frozenset[int]:
+    """Code points pdfLaTeX typesets with the templates' inputenc + T1 (``pdftex-unicode.txt``)."""
+    text = resources.files("mechnb").joinpath("data/latex/pdftex-unicode.txt").read_text("utf-8")
+    points: set[int] = set()
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("%"):
+            continue
+        first, _, last = line.strip().partition("-")
+        points.update(range(int(first, 16), int(last or first, 16) + 1))
+    return frozenset(points)
+
+
+def pdflatex_lacks(char: str) -> bool:
+    """True when ``char`` written in notebook text would stop pdfLaTeX: escaping leaves it as it
+    is and inputenc has no definition for it. (CJK is the caller's call: ctex typesets it.)"""
+    return (ord(char) >= 0x80 and ord(char) not in pdftex_characters()
+            and escape_latex(char) == char)
