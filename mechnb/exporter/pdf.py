@@ -9,6 +9,8 @@ back, atomically, replacing (never writing through) whatever sits at their names
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -20,6 +22,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from .. import files
 from ..errors import ExportError
@@ -31,6 +34,7 @@ from .engines import CJK_FONT_ERROR_RE, UNICODE_ERROR_RE, unsupported_message
 from .engines import ENGINES as TEX_ENGINES
 from .errors import LatexmkMissingError
 from .latex import line_cells
+from .writer import read_sidecar, write_sidecar
 
 ENGINES: dict[str, str] = {name: e.latexmk_flag for name, e in TEX_ENGINES.items()}
 """TeX engine → the latexmk flag that selects it (from ``engines.ENGINES``)."""
@@ -217,6 +221,53 @@ def collect_resources(tex_path: Path) -> dict[str, bytes]:
     return found
 
 
+def _input_digest(engine: str, stem: str, text: str, blobs: Mapping[str, bytes],
+                  suffixes: Sequence[str]) -> str:
+    """SHA-256 of everything a compile depends on that mechnb controls."""
+    h = hashlib.sha256(json.dumps([engine, stem, list(suffixes), LATEXMK_ARGS,
+                                   sorted(TEX_ENV.items())]).encode())
+    h.update(hashlib.sha256(text.encode("utf-8")).digest())
+    for rel in sorted(blobs):
+        h.update(rel.encode("utf-8") + b"\0" + hashlib.sha256(blobs[rel]).digest())
+    return h.hexdigest()
+
+
+def _previous_outputs(tex_path: Path, digest: str) -> dict[str, Path] | None:
+    """The outputs beside ``tex_path`` if the record says they came from ``digest`` and they
+    are regular files still holding the bytes that compile wrote."""
+    entry = read_sidecar(tex_path.parent).get("pdf", {})
+    entry = entry.get(tex_path.name) if isinstance(entry, dict) else None
+    if not isinstance(entry, dict) or entry.get("input") != digest:
+        return None
+    hashes = entry.get("files")
+    if not isinstance(hashes, dict) or ".pdf" not in hashes or ".log" not in hashes:
+        return None
+    found: dict[str, Path] = {}
+    for suffix, expected in hashes.items():
+        path = tex_path.with_name(tex_path.stem + str(suffix))
+        data = _read_regular(path)
+        if data is None or hashlib.sha256(data).hexdigest() != expected:
+            return None
+        found[str(suffix)] = path
+    return found
+
+
+def _remember_outputs(tex_path: Path, digest: str, copied: Mapping[str, Path]) -> None:
+    """Record what this compile read and wrote (best effort: only saves time next export)."""
+    hashes = {}
+    for suffix, path in copied.items():
+        data = _read_regular(path)
+        if data is None:
+            return
+        hashes[suffix] = hashlib.sha256(data).hexdigest()
+    sidecar = read_sidecar(tex_path.parent)
+    earlier = sidecar.get("pdf")
+    compiled: dict[str, Any] = dict(earlier) if isinstance(earlier, dict) else {}
+    compiled[tex_path.name] = {"input": digest, "files": hashes}
+    with contextlib.suppress(OSError):
+        write_sidecar(tex_path.parent, {**sidecar, "pdf": compiled})
+
+
 def _kill(proc: subprocess.Popen[str]) -> None:
     """Stop latexmk and the TeX runs it started (its own process group)."""
     with contextlib.suppress(OSError):
@@ -227,7 +278,7 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
                 timeout: float = 600.0, sources: Mapping[int, str] | None = None, *,
                 engine: str = "xelatex", latex: str | None = None,
                 resources: Mapping[str, bytes] | None = None, keep: Sequence[str] = (),
-                sandboxed: bool | None = None) -> PdfResult:
+                sandboxed: bool | None = None, reuse: bool = True) -> PdfResult:
     """Compile ``tex_path`` with latexmk in a private temporary directory.
 
     The build folder holds ``latex`` (default: the text of ``tex_path``) under a safe name and
@@ -235,6 +286,8 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
     The PDF, the log and the suffixes in ``keep`` (e.g. ``".bbl"``) are copied back beside
     ``tex_path``. ``engine`` is ``xelatex``, ``pdflatex`` or ``lualatex``; ``sandboxed``
     overrides ``MECHNB_SANDBOX`` (``None``: auto, ``True``: require, ``False``: off).
+    With ``reuse``, when the PDF, log and kept files beside ``tex_path`` are the untouched
+    outputs of a compile of the very same input, they are reused instead of compiling again.
     """
     if engine not in ENGINES:
         raise ExportError(f"unknown TeX engine {engine!r}; use one of {', '.join(ENGINES)}")
@@ -249,6 +302,15 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
     blobs = collect_resources(tex_path) if resources is None else resources
     # a name latexmk cannot take for an option and its shell cannot expand: [A-Za-z0-9_-]
     stem = safe_stem(tex_path.stem)
+    suffixes = tuple(dict.fromkeys((".pdf", ".log", *keep)))
+    digest = _input_digest(engine + ("+bwrap" if use_box else ""), stem, text, blobs, suffixes)
+    if reuse and (previous := _previous_outputs(tex_path, digest)) is not None:
+        if progress:
+            progress(f"{previous['.pdf']} is up to date (same input as its last compile)")
+        log_text = (_read_regular(previous[".log"]) or b"").decode("utf-8", "replace")
+        return PdfResult(pdf=previous[".pdf"], log=previous[".log"],
+                         findings=parse_log(log_text, f"{stem}.tex", line_cells(text), sources),
+                         files=previous)
     workdir = Path(tempfile.mkdtemp(prefix="mechnb-tex-"))  # mode 0700, ours alone
     try:
         _write_private(workdir, stem + ".tex", text.encode("utf-8"))
@@ -264,10 +326,11 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
         returncode = _run(cmd, workdir, env, timeout, progress)
         log_text = (_read_regular(workdir / f"{stem}.log") or b"").decode("utf-8", "replace")
         findings = parse_log(log_text, f"{stem}.tex", line_cells(text), sources)
-        copied = _copy_back(workdir, stem, tex_path, (".log", *keep) if returncode else
-                            (".pdf", ".log", *keep))
+        copied = _copy_back(workdir, stem, tex_path, suffixes[1:] if returncode else suffixes)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    if returncode == 0 and ".pdf" in copied:
+        _remember_outputs(tex_path, digest, copied)
     log = copied.get(".log", out_dir / f"{tex_path.stem}.log")
     if returncode != 0 and not any(f.name == "tex-error" for f in findings):
         why = (f"stopped after {timeout:.0f} s" if returncode == -signal.SIGKILL

@@ -1,8 +1,9 @@
 """Writing the draft: atomic files, and a hash record so hand edits are never overwritten.
 
 The output directory holds ``.mechnb-export.json`` with the SHA-256 of every ``.tex`` mechnb
-wrote there. A ``.tex`` whose current hash differs from the record (or that has no record) was
-written or edited by someone else and is only replaced with ``force=True``.
+wrote there (``"tex"``) and of the inputs and outputs of its last successful compile (``"pdf"``,
+see ``pdf.compile_pdf``). A ``.tex`` whose current hash differs from the record (or that has no
+record) was written or edited by someone else and is only replaced with ``force=True``.
 
 Nothing is written through a symlink planted inside the output directory: a link at a file's
 name is replaced (``os.replace``), a link where a sub-directory should be is replaced by a real
@@ -17,6 +18,7 @@ import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from .. import files
 from .errors import HandEditedError
@@ -60,13 +62,24 @@ def inside(out_dir: Path, rel: str) -> Path:
     return current / parts[-1]
 
 
-def read_record(out_dir: Path) -> dict[str, str]:
-    """``{tex file name: sha256}`` from the sidecar (empty if missing or unreadable)."""
+def read_sidecar(out_dir: Path) -> dict[str, Any]:
+    """The whole export record (empty if missing or unreadable)."""
     try:
         data = json.loads((out_dir / SIDECAR).read_text("utf-8"))
     except (OSError, ValueError):
         return {}
-    files = data.get("tex") if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def write_sidecar(out_dir: Path, data: Mapping[str, Any]) -> None:
+    """Replace the export record atomically."""
+    atomic_write(out_dir / SIDECAR,
+                 (json.dumps(data, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+
+
+def read_record(out_dir: Path) -> dict[str, str]:
+    """``{tex file name: sha256}`` from the sidecar (empty if missing or unreadable)."""
+    files = read_sidecar(out_dir).get("tex")
     if not isinstance(files, dict):
         return {}
     return {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)}
@@ -108,8 +121,8 @@ def write_export(out_dir: Path, tex_name: str, tex: str, files: Mapping[str, byt
             pass
         atomic_write(target, blob)
     atomic_write(tex_path, data)
+    sidecar = read_sidecar(out_dir)
     record = read_record(out_dir)
     record[tex_name] = sha256(data)
-    atomic_write(out_dir / SIDECAR, (json.dumps({"tex": record}, indent=1, sort_keys=True)
-                                     + "\n").encode("utf-8"))
+    write_sidecar(out_dir, {**sidecar, "tex": record})
     return tex_path

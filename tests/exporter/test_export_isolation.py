@@ -237,3 +237,30 @@ def test_build_folder_is_private_holds_only_the_paper_and_is_removed(
     assert mode == 0o700
     assert entries == ["paper.tex", "paper_files", *sorted(result.resources)]
     assert list(temp_root.iterdir()) == []
+
+
+def test_unchanged_paper_reuses_its_pdf_unless_an_output_was_touched(tmp_path: Path) -> None:
+    nb = tmp_path / "paper.ipynb"
+    shutil.copy(NOTEBOOKS / "undefined_reference.ipynb", nb)
+    out_dir = tmp_path / "out"
+    messages: list[str] = []
+    first = export(nb, out_dir, pdf=True, progress=messages.append)
+    assert first.pdf_path is not None and any("running xelatex" in m for m in messages)
+    pdf_bytes, pdf_mtime = first.pdf_path.read_bytes(), first.pdf_path.stat().st_mtime_ns
+
+    messages.clear()
+    again = export(nb, out_dir, pdf=True, progress=messages.append)
+    assert any("is up to date" in m for m in messages)
+    assert not any("running" in m for m in messages)
+    assert again.pdf_path == first.pdf_path and first.pdf_path.stat().st_mtime_ns == pdf_mtime
+    # the log's findings come back with the reused PDF
+    assert [f.code for f in again.findings if f.code == "MECH811"] == ["MECH811"]
+
+    victim = tmp_path / "victim.pdf"
+    victim.write_bytes(pdf_bytes)  # same bytes, but reached through a link: compile again
+    first.pdf_path.unlink()
+    first.pdf_path.symlink_to(victim)
+    messages.clear()
+    export(nb, out_dir, pdf=True, progress=messages.append)
+    assert any("running xelatex" in m for m in messages)
+    assert not first.pdf_path.is_symlink() and victim.read_bytes() == pdf_bytes
