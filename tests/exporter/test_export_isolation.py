@@ -245,7 +245,7 @@ def test_unchanged_paper_reuses_its_pdf_unless_an_output_was_touched(tmp_path: P
     out_dir = tmp_path / "out"
     messages: list[str] = []
     first = export(nb, out_dir, pdf=True, progress=messages.append)
-    assert first.pdf_path is not None and any("running xelatex" in m for m in messages)
+    assert first.pdf_path is not None and any(m.strip().startswith("running") for m in messages)
     pdf_bytes, pdf_mtime = first.pdf_path.read_bytes(), first.pdf_path.stat().st_mtime_ns
 
     messages.clear()
@@ -262,5 +262,5 @@ def test_unchanged_paper_reuses_its_pdf_unless_an_output_was_touched(tmp_path: P
     first.pdf_path.symlink_to(victim)
     messages.clear()
     export(nb, out_dir, pdf=True, progress=messages.append)
-    assert any("running xelatex" in m for m in messages)
+    assert any(m.strip().startswith("running") for m in messages)
     assert not first.pdf_path.is_symlink() and victim.read_bytes() == pdf_bytes
