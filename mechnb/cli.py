@@ -20,6 +20,7 @@ SUBCOMMANDS: dict[str, str] = {
     "phrases": "mechnb.phrases.cli",
     "roles": "mechnb.roles_cli",
     "new": "mechnb.scaffold_cli",
+    "moves": "mechnb.moves.cli",
 }
 
 

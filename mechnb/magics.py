@@ -20,6 +20,7 @@ DELEGATED: dict[str, str] = {
     "check": "mechnb.checker.magic:mech_check",
     "export": "mechnb.exporter.magic:mech_export",
     "phrases": "mechnb.phrases.magic:mech_phrases",
+    "moves": "mechnb.moves.magic:mech_moves",
 }
 
 USAGE = """\
@@ -30,6 +31,7 @@ USAGE = """\
 %mech list [--lang en|zh]        the roles and what each is for
 %mech check [NOTEBOOK]           closing-loop checks on this notebook (last saved version)
 %mech phrases [QUERY]            the phrase-lookup panel
+%mech moves [NOTEBOOK]           the abstract's moves, sentence by sentence (last saved version)
 %mech export [DIR] [--pdf]       export this notebook to LaTeX (and PDF)
 %mech help                       this text"""
 

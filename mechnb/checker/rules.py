@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from ..findings import Finding, Severity
 from ..notebook import FORMAT_FINDINGS
-from . import engine, references, structure, symbols, text
+from . import engine, moves, references, structure, symbols, text
 from .document import Document
 from .rule import Rule
 
@@ -208,6 +208,31 @@ RULES: tuple[Rule, ...] = (
        "pdfLaTeX cannot typeset (an emoji, a dingbat, a script without a LaTeX encoding); "
        "CJK is typeset by ctex.",
        engine.check_pdflatex_characters, group="tex"),
+    _r("MECH060", "abstract-missing-move", W,
+       "Add a sentence that makes the missing move (`mechnb phrases --function abstract`).",
+       "The `abstract` cell makes every move of a mechanism paper: context, gap, contribution "
+       "(what the paper does, its lens), mechanism, validation and implication. The move "
+       "analyser (`mechnb moves`) labels each sentence from cue words, negation and position; a "
+       "sentence with unfilled template slots makes no move yet. The message suggests a phrase "
+       "from the library for the missing move.",
+       moves.check_abstract_moves, group="text"),
+    _r("MECH061", "abstract-move-order", INFO,
+       "Reorder the abstract: context → gap → contribution → mechanism → validation → implication.",
+       "The first sentence of each move (by its strongest move) comes in the usual order; a "
+       "move that first appears after a move that usually follows it is reported once.",
+       moves.check_abstract_order, group="text"),
+    _r("MECH062", "introduction-missing-move", W,
+       "Add the missing introduction paragraph (context, gap, lens or contributions).",
+       "Where the paper has an introduction (narrative cells `context`…`contributions`, or an "
+       "\"Introduction\" / \"引言\" heading), its paragraphs make the context, gap, lens "
+       "and contributions moves — by role, or in the text of cells without a role. A move "
+       "whose role the paper lacks altogether is left to MECH001 / MECH027.",
+       moves.check_introduction_moves, group="text"),
+    _r("MECH063", "introduction-move-order", INFO,
+       "Reorder the introduction: context → prior → gap → lens → key step → contributions.",
+       "The introduction's paragraphs (by role, or by their strongest move) come in the usual "
+       "order; a move that first appears after one that usually follows it is reported once.",
+       moves.check_introduction_order, group="text"),
     *(_r(code, slug, severity, _READING_DOCS[slug][0], _READING_DOCS[slug][1], _reading(code),
          group="format")
       for slug, (code, severity) in FORMAT_FINDINGS.items()),

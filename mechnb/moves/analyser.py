@@ -1,0 +1,230 @@
+"""Label each sentence of an abstract with the moves it makes, from cues, negation and position.
+
+A sentence's score for a move is the sum of its distinct cue weights (hand rules; at most two
+derived phrase cues), plus position features: the first sentence leans to ``context`` unless it
+speaks in the first person, the last one to ``implication``. A move is made when its score
+reaches ``THRESHOLD``; the deciding cue is its strongest one. Sentences that still hold
+template slots (``[phenomenon]``) make no move: a blank is not yet a gap.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cues import DERIVED_WEIGHT, Lexicon, en_ngrams, load_lexicon, zh_ngrams
+from .sentences import Sentence, split_sentences
+
+THRESHOLD = 1.0
+"""Score from which a sentence makes a move."""
+MAX_DERIVED = 2
+"""Derived cues counted per move and sentence (overlapping n-grams say the same thing)."""
+FIRST_CONTEXT_BONUS = 1.0
+FIRST_PERSON_CONTEXT_PENALTY = 0.7
+LAST_IMPLICATION_BONUS = 0.4
+NEGATION_WINDOW = {"en": 60, "zh": 8}
+"""Characters before a negatable cue searched for a negation, within the same clause."""
+
+_MATH = re.compile(r"\$\$.*?\$\$|(?<!\\)\$(?:\\.|[^$\\])+?\$|\\\(.*?\\\)|\\\[.*?\\\]", re.S)
+_CITE = re.compile(r"\\cite[a-zA-Z]*\*?(?:\[[^\]]*\])*\{[^{}]*\}|\[[^\[\]\n]*@[^\[\]\n]*\]")
+_REF = re.compile(r"\\[a-zA-Z]*ref\*?\{[^{}]*\}")
+_COMMAND = re.compile(r"\\[a-zA-Z]+\*?(?:\{([^{}]*)\})?")
+_EMPHASIS = re.compile(r"(?<!\w)[*_]{1,3}|[*_]{1,3}(?!\w)|`")
+_SPACE = re.compile(r"\s+")
+_SLOT = re.compile(r"(?<![A-Za-z0-9_\\!^`])\[(?![@\s])[A-Za-z\u3400-\u9fff]"
+                   r"[^\[\]\n\d\\$@=]{0,80}\](?![({])")
+"""A template blank such as ``[phenomenon]`` or ``[视角]`` (not ``[0, 1]``, ``[@key]``, links)."""
+_FIRST_PERSON = re.compile(r"\b(?:we|our|us)\b|\bthis (?:paper|work|study)\b|本文|我们")
+_CLAUSE_BREAK = re.compile(r"[,;:，；：]|\bbut\b|\bwhile\b|\bwhereas\b|但|而")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+@dataclass(frozen=True, slots=True)
+class Cue:
+    """Why a sentence makes a move: its score and the cue that decided it."""
+
+    move: str
+    score: float
+    cue: str
+    """The words of the sentence that matched (normalised: lower case, math as ``math``)."""
+    rule: str
+    """The hand rule's name, or ``phrase:<id>`` for a cue derived from the phrase library."""
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"move", "score", "cue", "rule"}``."""
+        return {"move": self.move, "score": round(self.score, 2), "cue": self.cue,
+                "rule": self.rule}
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledSentence:
+    """A sentence and the moves it makes (strongest first)."""
+
+    sentence: Sentence
+    moves: tuple[str, ...]
+    cues: tuple[Cue, ...]
+    """One cue per move made, in the order of ``moves``."""
+    template: tuple[str, ...] = ()
+    """Moves the sentence would make if its template slots were filled in."""
+
+    @property
+    def text(self) -> str:
+        """The sentence text."""
+        return self.sentence.text
+
+    @property
+    def primary(self) -> str | None:
+        """The move with the highest score, if any."""
+        return self.moves[0] if self.moves else None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"text", "moves", "cues"}``."""
+        return {"text": self.text, "moves": list(self.moves),
+                "cues": [c.to_json() for c in self.cues]}
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The moves of a whole text: per sentence, missing, and in which order they come."""
+
+    lang: str
+    sentences: tuple[LabelledSentence, ...]
+    moves: tuple[str, ...]
+    """Every move of the vocabulary, in the usual order."""
+    missing: tuple[str, ...] = ()
+    order: tuple[str, ...] = ()
+    """Moves in the order their first sentence (by its primary move) appears."""
+    out_of_order: tuple[tuple[str, str, int], ...] = field(default=())
+    """``(move, earlier_expected_after, sentence)``: ``move`` first comes at ``sentence``,
+    after ``earlier_expected_after`` which usually follows it."""
+
+    @property
+    def templated(self) -> tuple[str, ...]:
+        """Missing moves that a sentence with unfilled template slots would make."""
+        made = {m for s in self.sentences for m in s.template}
+        return tuple(m for m in self.missing if m in made)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"sentences": […], "missing": […], "order": […]}`` (the CLI's JSON)."""
+        return {"sentences": [s.to_json() for s in self.sentences],
+                "missing": list(self.missing), "order": list(self.order)}
+
+
+def normalise(text: str) -> str:
+    """Lower-case prose for cue matching: math → ``math``, citations → ``cite``, no markup."""
+    text = _MATH.sub(" math ", text)
+    text = _CITE.sub(" cite ", text)
+    text = _REF.sub(" ref ", text)
+    text = _COMMAND.sub(lambda m: f" {m.group(1) or ''} ", text)
+    text = _EMPHASIS.sub("", text)
+    return _SPACE.sub(" ", text).strip().lower()
+
+
+def detect_lang(text: str) -> str:
+    """``zh`` when a fair share of the letters are Chinese, else ``en``."""
+    cjk = len(_CJK.findall(text))
+    latin = len(re.findall(r"[A-Za-z]", text))
+    return "zh" if cjk and cjk * 3 >= latin else "en"
+
+
+def _negated(lex: Lexicon, norm: str, at: int) -> bool:
+    for lang, pattern in lex.negation.items():
+        window = norm[max(0, at - NEGATION_WINDOW[lang]):at]
+        breaks = list(_CLAUSE_BREAK.finditer(window))
+        if breaks:
+            window = window[breaks[-1].end():]
+        if pattern.search(window):
+            return True
+    return False
+
+
+def score_sentence(norm: str, lex: Lexicon | None = None) -> dict[str, tuple[float, Cue]]:
+    """Move → (score, deciding cue) for one normalised sentence, before position features."""
+    lex = lex or load_lexicon()
+    hits: dict[str, list[tuple[float, str, str]]] = {}
+    for rule in lex.rules:
+        best = None
+        for m in rule.pattern.finditer(norm):
+            if rule.negatable and _negated(lex, norm, m.start()):
+                continue
+            best = m.group(0).strip()
+            break
+        if best:
+            hits.setdefault(rule.move, []).append((rule.weight, best, rule.name))
+    derived: dict[str, list[tuple[float, str, str]]] = {}
+    for gram in en_ngrams(norm):
+        if gram in lex.derived_en:
+            move, pid = lex.derived_en[gram]
+            derived.setdefault(move, []).append((DERIVED_WEIGHT, gram, f"phrase:{pid}"))
+    if _CJK.search(norm):
+        for gram in zh_ngrams(norm):
+            if gram in lex.derived_zh:
+                move, pid = lex.derived_zh[gram]
+                derived.setdefault(move, []).append((DERIVED_WEIGHT, gram, f"phrase:{pid}"))
+    for move, found in derived.items():
+        found.sort(key=lambda h: (-len(h[1]), h[1]))  # longest n-grams first
+        kept: list[tuple[float, str, str]] = []
+        for h in found:
+            if len(kept) < MAX_DERIVED and not any(h[1] in k[1] for k in kept):
+                kept.append(h)
+        hits.setdefault(move, []).extend(kept)
+    out: dict[str, tuple[float, Cue]] = {}
+    for move, found in hits.items():
+        found.sort(key=lambda h: -h[0])
+        total = sum(h[0] for h in found)
+        _, cue, name = found[0]
+        out[move] = (total, Cue(move, total, cue, name))
+    return out
+
+
+def label(sentence: Sentence, index: int, count: int, lex: Lexicon | None = None
+          ) -> LabelledSentence:
+    """The moves one sentence makes, given its position ``index`` among ``count`` sentences."""
+    lex = lex or load_lexicon()
+    norm = normalise(sentence.text)
+    raw = score_sentence(norm, lex)
+    scores = {m: s for m, (s, _) in raw.items()}
+    cues = {m: c for m, (_, c) in raw.items()}
+    first_person = bool(_FIRST_PERSON.search(norm))
+    if index == 0 and not first_person:
+        scores["context"] = scores.get("context", 0.0) + FIRST_CONTEXT_BONUS
+        cues.setdefault("context", Cue("context", 0.0, "", "first sentence"))
+    if first_person and "context" in scores:
+        scores["context"] -= FIRST_PERSON_CONTEXT_PENALTY
+    if index == count - 1 and count >= 3 and "implication" in scores:
+        scores["implication"] += LAST_IMPLICATION_BONUS
+    made = sorted((m for m, s in scores.items() if s >= THRESHOLD),
+                  key=lambda m: (-scores[m], lex.moves.index(m)))
+    decided = tuple(Cue(m, scores[m], cues[m].cue, cues[m].rule) for m in made)
+    if _SLOT.search(sentence.text):
+        return LabelledSentence(sentence, (), (), tuple(made))
+    return LabelledSentence(sentence, tuple(made), decided)
+
+
+def _order(sentences: tuple[LabelledSentence, ...], moves: tuple[str, ...]
+           ) -> tuple[tuple[str, ...], tuple[tuple[str, str, int], ...]]:
+    first: dict[str, int] = {}
+    for i, s in enumerate(sentences):
+        if s.primary is not None:
+            first.setdefault(s.primary, i)
+    order = tuple(sorted(first, key=lambda m: first[m]))
+    late: list[tuple[str, str, int]] = []
+    for move in order:
+        rank = moves.index(move)
+        before = [m for m in order if first[m] < first[move] and moves.index(m) > rank]
+        if before:
+            late.append((move, max(before, key=moves.index), first[move]))
+    return order, tuple(late)
+
+
+def analyse(text: str, lang: str | None = None) -> Analysis:
+    """Split ``text`` (markdown, English or Chinese) into sentences and label their moves."""
+    lex = load_lexicon()
+    lang = lang or detect_lang(text)
+    sentences = split_sentences(text)
+    labelled = tuple(label(s, i, len(sentences), lex) for i, s in enumerate(sentences))
+    made = {m for s in labelled for m in s.moves}
+    missing = tuple(m for m in lex.moves if m not in made)
+    order, late = _order(labelled, lex.moves)
+    return Analysis(lang, labelled, lex.moves, missing, order, late)

@@ -1,0 +1,127 @@
+"""The move analyser on hand-labelled abstracts (per-move precision/recall), on removed moves,
+negation, position, template slots, and the phrase-derived cues."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mechnb.moves import MOVES, analyse
+from mechnb.moves.cues import derived_cues, load_lexicon
+from mechnb.moves.evaluate import evaluate
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "moves"
+LABELLED: list[dict[str, Any]] = json.loads(
+    (FIXTURES / "labelled.json").read_text("utf-8"))["abstracts"]
+
+# Floors below the measured scores (README "Move analysis"); a change that lowers a move's F1
+# on the whole set below these fails. They are not the issue's 0.85 goal, which is not met.
+F1_FLOOR = {"en": {"context": 0.8, "gap": 0.9, "contribution": 0.85, "mechanism": 0.6,
+                   "validation": 0.75, "implication": 0.75},
+            "zh": {"context": 0.85, "gap": 0.95, "contribution": 0.65, "mechanism": 0.55,
+                   "validation": 0.55, "implication": 0.7}}
+
+
+def test_the_labelled_set_is_large_enough_and_well_formed() -> None:
+    for lang in ("en", "zh"):
+        sentences = [s for a in LABELLED if a["lang"] == lang for s in a["sentences"]]
+        assert len(sentences) >= 30
+        assert all(set(s["moves"]) <= set(MOVES) for s in sentences)
+        for move in MOVES:
+            assert sum(move in s["moves"] for s in sentences) >= 5, (lang, move)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_per_move_f1_on_the_labelled_set(lang: str) -> None:
+    scores = evaluate(a for a in LABELLED if a["lang"] == lang)
+    assert scores.split_errors == []
+    table = {row["move"]: row for row in scores.table()}
+    print(f"\n{lang}: " + "  ".join(f"{m} P={r['precision']:.2f} R={r['recall']:.2f} "
+                                   f"F1={r['f1']:.2f}" for m, r in table.items()))
+    low = {m: table[m]["f1"] for m in MOVES if table[m]["f1"] < F1_FLOOR[lang][m]}
+    assert low == {}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_removed_gap_is_always_reported_missing(lang: str) -> None:
+    scores = evaluate(a for a in LABELLED if a["lang"] == lang)
+    assert scores.removal_tries["gap"] == 8
+    assert scores.removal_found["gap"] == 8
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_removed_validation_is_reported_missing_mostly(lang: str) -> None:
+    scores = evaluate(a for a in LABELLED if a["lang"] == lang)
+    assert scores.removal_tries["validation"] == 8
+    assert scores.removal_found["validation"] >= 6
+
+
+def test_each_sentence_has_its_deciding_cue() -> None:
+    result = analyse("Induction heads matter for in-context learning. However, how they form "
+                     "remains unclear. In this paper, we study them through the lens of training "
+                     "dynamics. We show that the head arises from a two-step circuit. "
+                     "Experiments on GPT-2 confirm the prediction. This suggests a recipe for "
+                     "monitoring circuits.")
+    assert [s.moves[0] for s in result.sentences] == [
+        "context", "gap", "contribution", "mechanism", "validation", "implication"]
+    assert result.missing == ()
+    gap = result.sentences[1].cues[0]
+    assert (gap.move, gap.cue, gap.rule) == ("gap", "remains unclear", "remains unclear")
+    assert result.order == MOVES
+
+
+def test_negation_cancels_a_claim_but_makes_a_gap() -> None:
+    claimed = analyse("We validate the mechanism on GPT-2.", "en").sentences[0]
+    denied = analyse("No prior work has validated the mechanism on a trained model.",
+                     "en").sentences[0]
+    assert "validation" in claimed.moves
+    assert "validation" not in denied.moves and "gap" in denied.moves
+    zh = analyse("此前没有工作通过干预验证这一机制。", "zh").sentences[0]
+    assert "gap" in zh.moves and "validation" not in zh.moves
+
+
+def test_position_first_sentence_is_context_unless_first_person() -> None:
+    assert analyse("Attention heads copy tokens. We study them.").sentences[0].moves == (
+        "context",)
+    assert "context" not in analyse("We study heads. They copy.").sentences[0].moves
+
+
+def test_template_slots_make_no_move_and_are_reported() -> None:
+    result = analyse("[Phenomenon] is widely observed in [model]. Why it arises remains unclear.")
+    assert result.sentences[0].moves == () and result.sentences[0].template == ("context",)
+    assert "context" in result.missing and result.templated == ("context",)
+    assert "gap" not in result.missing
+
+
+def test_out_of_order_moves_are_listed() -> None:
+    result = analyse("Heads matter for copying. We study them through the lens of dynamics. "
+                     "However, how they form remains unclear.")
+    assert result.out_of_order == (("gap", "contribution", 2),)
+
+
+def test_json_shape_is_exactly_the_documented_one() -> None:
+    data = analyse("Heads matter. How they form remains unclear.").to_json()
+    assert list(data) == ["sentences", "missing", "order"]
+    assert list(data["sentences"][1]) == ["text", "moves", "cues"]
+    assert list(data["sentences"][1]["cues"][0]) == ["move", "score", "cue", "rule"]
+
+
+def test_derived_cues_are_in_sync_with_the_phrase_library() -> None:
+    stored = json.loads((Path(__file__).resolve().parent.parent.parent / "mechnb" / "data" /
+                         "moves" / "derived.json").read_text("utf-8"))
+    fresh = derived_cues()
+    assert stored["en"] == fresh["en"] and stored["zh"] == fresh["zh"], \
+        "run `python -m mechnb.moves.cues` after editing the phrases"
+    lex = load_lexicon()
+    assert lex.derived_en and lex.derived_zh
+    assert {m for m, _ in lex.derived_en.values()} <= set(MOVES)
+
+
+def test_every_rule_names_a_known_move_and_compiles() -> None:
+    lex = load_lexicon()
+    assert lex.moves == MOVES
+    assert {r.move for r in lex.rules} == set(MOVES)
+    assert set(lex.purpose) >= set(MOVES)
