@@ -342,7 +342,7 @@ reaches the weights, the drift has cosine $0.98$ with $-U$, and it grows slightl
 linearly (slope $1.13$): entries that do move grow into coarser binades, where more of each
 update is lost. More noise dithers the rounding, as \cref{rem:scope} predicts: at $\sigma=4$,
 $72\%$ of the update is kept, but the drift still points along $-U$ (cosine $0.81$). The
-isotropic control drifts more than three orders of magnitude less along $U$, in no particular direction
+isotropic control drifts two to three orders of magnitude less along $U$, in no particular direction
 (cosine near $0$), with slope $0.49$–$0.52$, the $\sqrt{T}$ of independent errors.
 """, "result"),
     md(r"""
