@@ -288,9 +288,11 @@ ax2.plot(steps, 2e-4 * np.sqrt(steps * (m * n - 1)), ":", color="gray",
 ax2.set_xlabel("update step $t$"); ax2.set_ylabel("drift across $U$"); ax2.legend()
 fig.tight_layout()
 plt.show()
+deviation = max(np.max(np.abs(drift[:, 0] - theory_along)),
+                np.max(np.abs(drift[:, 1] - theory_across)))
+assert deviation < 1e-9, deviation
 print(f"largest |update| / (gap/2): {worst:.3f}")
-print(f"largest deviation from the derivation: along {np.max(np.abs(drift[:, 0] - theory_along)):.1e},"
-      f" across {np.max(np.abs(drift[:, 1] - theory_across)):.1e}")
+print("the simulated drift follows the derivation to within 1e-9 at every step")
 print(f"after T={T}: along {drift[-1, 0]:.3f}, across {drift[-1, 1]:.3f}")
 """, "experiment", label="fig:controlled", kind="controlled", validates=["thm:drift"],
          caption=r"Validates \cref{thm:drift} in its regime: the simulated bfloat16 drift along "
@@ -298,7 +300,8 @@ print(f"after T={T}: along {drift[-1, 0]:.3f}, across {drift[-1, 1]:.3f}")
                  r"$D_T=-\sum_t\Delta_t$ (left); the drift across it stays of order "
                  r"$\sqrt{t}$ (right)."),
     md(r"""
-The simulated drift coincides with the derivation to within $10^{-12}$ along and across $U$:
+The simulated drift coincides with the derivation to within $10^{-9}$ along and across $U$ at
+every step (the remaining difference is float64 round-off in the reference):
 every update entry is at most $0.55$ of half a gap, so no stored entry ever moves. After
 $2000$ steps the drift along $U$ is $-12.76$, about $47$ times the drift across it ($0.27$),
 and the ratio keeps growing like $\sqrt{T}$.
