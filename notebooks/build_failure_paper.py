@@ -11,16 +11,19 @@ OUT = HERE / "failure_paper.ipynb"
 
 CELLS = [
     md(r"""
-Weights kept in bfloat16 drift away from the weights the same updates would produce in exact
-arithmetic, and the drift is not the slow random walk that the textbook model of rounding
-predicts. We show that the cause is not merely the short mantissa of bfloat16 but the interaction
+Weights kept in bfloat16 move away from the weights that the same updates would give in exact
+arithmetic, and they do so not as the slow random walk that the textbook model of rounding
+predicts. It has remained unclear which operation is responsible and why its errors fail to
+cancel. We show that the cause is not merely the short mantissa of bfloat16 but the interaction
 of round-to-nearest with updates that keep pointing in one low-rank direction: every step rounds
 the small, persistent part of the update away in the same direction, so the rounding errors add
 up linearly in the number of steps instead of cancelling. We derive the drift exactly in the
 regime where each update is below half a rounding gap, confirm it to machine precision in a
 bit-level simulation, measure it where that regime holds only in part, and close the loop with a
 one-line intervention: compensated (Kahan) summation in the weight update, with everything else
-unchanged, removes the drift.
+unchanged, removes the drift. For LLM training, this suggests a cheap remedy: compensate or
+stochastically round the weight update of the layers whose updates are persistent, instead of
+keeping a float32 copy of every weight.
 """, "abstract"),
     md(r"""
 # Introduction

@@ -112,6 +112,9 @@ def cell(source, role, **fields):
 
 
 draft_cells = [
+    cell("Attention heads in long contexts still single out one token. How much attention a "
+         "favoured key receives has had no closed form. We show that it is a logistic function "
+         "of the score margin and prove it in two lines.", "abstract"),
     cell("# Introduction\n\nIn a long context a head's attention is spread over many keys, yet "
          "trained heads still pick out one token.", "context"),
     cell("What is missing is a closed form for how much attention one favoured key receives.",
@@ -153,7 +156,7 @@ the proof cell to the draft file directly.
     code(r"""
 proof = cell("The softmax of the scores $(\\beta, 0, \\dots, 0)$ is "
              "$(e^{\\beta}, 1, \\dots, 1)/(e^{\\beta}+n-1)$, whose first entry is $p$.", "proof")
-save(draft_cells[:5] + [proof] + draft_cells[5:])
+save(draft_cells[:6] + [proof] + draft_cells[6:])
 """),
     code(r"""
 %mech check build/tour/draft.ipynb
@@ -165,9 +168,15 @@ The same checks run from a terminal with `mechnb check paper.ipynb` (exit status
 
 ## 6. Move analysis
 
-Helper tooling that reads the draft's rhetorical moves (`%mech moves`) is being added; when it
-is available, `%mech help` lists it.
-
+A mechanism paper's abstract walks the moves of the argument: context, gap, contribution,
+mechanism, validation, implication. `%mech moves` labels each sentence of the abstract (and each
+paragraph of the introduction) with the moves it makes, and suggests phrases from the library
+for every move that is missing.
+"""),
+    code(r"""
+%mech moves build/tour/draft.ipynb
+"""),
+    md(r"""
 ## 7. Export to LaTeX, PDF and an arXiv bundle
 
 `%mech export` turns the saved notebook into a LaTeX draft: theorem environments with labels, the
