@@ -28,7 +28,7 @@ $(n-1)^2$ 的 $3\times 3$ 整数矩阵，于是它的描述只需 $O(\log n)$ �
 """, "context", label="sec:intro"),
     md(r"""
 注意力架构源自 \citet{vaswani2017attention}。已有工作把 Transformer 与形式语言和电路复杂度联系起来：
-\citet{hahn2020theoretical} 证明了软注意力在奇偶性等语言上的局限，\citet{weiss2021thinking} 用 RASP
+\citet{hahn2020theoretical} 证明了自注意力在奇偶性与 Dyck 语言上的局限，\citet{weiss2021thinking} 用 RASP
 语言描述注意力能实现的程序，\citet{merrill2023parallelism} 把对数精度的 Transformer 与均匀 $\mathsf{TC}^0$
 电路相联系，\citet{liu2023transformers} 则说明浅层 Transformer 可以作为自动机的"捷径"。另一方面，确定性
 自动机的状态下界来自 Myhill--Nerode 定理，而"倒数第 $n$ 个符号"语言是非确定性可以指数级地节省状态的

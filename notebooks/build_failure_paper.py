@@ -29,11 +29,10 @@ keeping a float32 copy of every weight.
 # Introduction
 
 Training large language models in bfloat16 halves the memory traffic of the weights and
-activations, and it is the default on current accelerators
-[@kalamkar2019study; @micikevicius2018mixed]. Yet runs that keep the *weights* themselves in
-bfloat16 are known to stall or to lose accuracy unless the optimiser state or a master copy of the
-weights is kept in higher precision [@zamirai2020revisiting; @wortsman2023stable]. When such a run
-fails, the failure is usually fixed by trial and error, because it is not clear which
+activations, and bfloat16 is widely used for it [@kalamkar2019study]. Mixed-precision recipes
+keep a float32 master copy of the weights for the update [@micikevicius2018mixed]; runs that keep
+the *weights* themselves in bfloat16 lose accuracy unless the update is done with care
+[@zamirai2020revisiting]. When such a run fails, the failure is usually fixed by trial and error, because it is not clear which
 operation is responsible.
 """, "context", label="sec:intro"),
     md(r"""
