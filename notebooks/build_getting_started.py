@@ -200,8 +200,8 @@ after checking that it compiles with pdfLaTeX in an empty directory:
 """),
     md(r"""
 That is the whole loop: write with roles and templates, find words in the phrase panel, let
-`%mech check` show what is still open, close it, and export. `make demo` exports the three
-example papers of this folder the same way.
+`%mech check` show what is still open, close it, and export. `make demo` exports every
+example paper in this folder the same way.
 """),
 ]
 

@@ -37,6 +37,8 @@ def notebook(cells: list[nbformat.NotebookNode], meta: dict[str, Any]) -> nbform
     """A notebook with the python3 kernelspec and ``metadata.mechnb`` = ``meta``."""
     nb = nbformat.v4.new_notebook()
     nb.cells = cells
+    for index, cell in enumerate(cells):  # stable ids: rebuilding changes only what changed
+        cell["id"] = f"cell-{index}"
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
