@@ -55,6 +55,7 @@ def execute_and_write(nb: nbformat.NotebookNode, out: Path, timeout: int = 120,
     they are interactive widgets whose saved state would be large and dead without a kernel.
     """
     NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=not live_only,
+                   record_timing=False,
                    resources={"metadata": {"path": str(out.parent)}}).execute()
     for cell in nb.cells:
         if live_only and cell.cell_type == "code" and cell.source.startswith(live_only):
