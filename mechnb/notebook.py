@@ -29,6 +29,8 @@ PAPER_FIELDS: dict[str, type | tuple[type, ...]] = {
     "template": str, "checks": dict, "engine": str, "style": (dict, str),
 }
 EXPERIMENT_KINDS = ("controlled", "real-model", "intervention", "ablation")
+AUTHOR_LINES = ("affiliation", "email")
+"""Fields of an author object (``{"name", "affiliation", "email"}``) printed under the name."""
 TEX_ENGINES = ("pdflatex", "xelatex", "lualatex")
 """TeX engines ``metadata.mechnb.engine`` / ``--engine`` may name (see ``exporter/engines.py``)."""
 DEFAULT_ENGINES = {"en": "pdflatex", "zh": "xelatex"}
@@ -100,6 +102,8 @@ class PaperMeta:
 
     title: str | None = None
     authors: tuple[str, ...] = ()
+    affiliations: tuple[tuple[str, ...], ...] = ()
+    """Per author, the lines under the name (``affiliation``, ``email`` of an author object)."""
     lang: str | None = None
     """``en`` or ``zh`` as declared; see ``Paper.lang`` for the effective language."""
     paper_type: str | None = None
@@ -287,8 +291,12 @@ def _read_meta(raw: Any, findings: list[Finding]) -> PaperMeta:
         del values["engine"]
     authors = tuple(str(a.get("name", "")) if isinstance(a, Mapping) else str(a)
                     for a in values.get("authors", []))
+    affiliations = tuple(
+        tuple(str(a[k]) for k in AUTHOR_LINES if isinstance(a.get(k), str) and a[k].strip())
+        if isinstance(a, Mapping) else () for a in values.get("authors", []))
     return PaperMeta(
-        title=values.get("title"), authors=authors, lang=values.get("lang"),
+        title=values.get("title"), authors=authors, affiliations=affiliations,
+        lang=values.get("lang"),
         paper_type=values.get("paper_type"), bibliography=values.get("bibliography"),
         template=values.get("template"), checks=values.get("checks", {}),
         engine=values.get("engine"), style=values.get("style"),

@@ -75,6 +75,8 @@ class Document:
     title: str
     authors: tuple[str, ...]
     lang: str
+    affiliations: tuple[tuple[str, ...], ...] = ()
+    """Per author, the lines under the name (affiliation, e-mail)."""
     blocks: list[Block] = field(default_factory=list)
     abstract: list[Block] = field(default_factory=list)
     citations: set[str] = field(default_factory=set)
@@ -104,7 +106,8 @@ class _Builder:
         self.paper = paper
         self.options = options
         self.lang = paper.lang
-        self.doc = Document(title="", authors=paper.meta.authors, lang=self.lang)
+        self.doc = Document(title="", authors=paper.meta.authors, lang=self.lang,
+                            affiliations=paper.meta.affiliations)
         self.part: Part = "main"
         base = paper.path.parent if paper.path else None
         self.ctx = RenderContext(base_dir=base, files_dir=options.files_dir, cache=cache)

@@ -338,7 +338,7 @@ def render_latex(doc: Document, template: str | None = None, *,
         "extra_packages": _extra_packages(doc, text, body, annotations),
         "environments": environment_definitions(doc.lang, style is not None) + _macros(doc),
         "title": doc.title,
-        "authors": " \\and ".join(escape_latex(a) for a in doc.authors),
+        "authors": author_block(doc.authors, doc.affiliations),
         "abstract": abstract,
         "body": body,
         "bibliography": bibliography,
@@ -347,6 +347,18 @@ def render_latex(doc: Document, template: str | None = None, *,
     }
     tex = fill(text, values, tname)
     return RenderedTex(tex, line_cells(tex))
+
+
+def author_block(names: Sequence[str], lines: Sequence[Sequence[str]] = ()) -> str:
+    """``\\author`` content: each name with its affiliation and e-mail on the lines under it
+    (the form article-based venue styles expect), authors separated by ``\\and``."""
+    out = []
+    for n, name in enumerate(names):
+        extra = lines[n] if n < len(lines) else ()
+        out.append("\\\\ ".join([escape_latex(name), *(
+            "\\texttt{" + escape_latex(x) + "}" if "@" in x else escape_latex(x)
+            for x in extra)]))
+    return " \\and ".join(out)
 
 
 def line_cells(tex: str) -> tuple[int | None, ...]:

@@ -137,6 +137,7 @@ def test_style_fixture_drives_the_pdf_and_travels_in_the_bundle(tmp_path: Path) 
     assert "MechTest 2026 preprint stamp" in text  # the package's option took effect
     assert "Venue Theorem 1 (Sink criterion)" in text  # the venue's theorem, not ours
     assert "[1]" in text  # the venue's natbib options (numbers, square), not ours
+    assert "Analytical Engines Ltd" in text and "ada@example.org" in text
 
 
 def test_style_from_the_command_line_overrides_metadata(tmp_path: Path) -> None:

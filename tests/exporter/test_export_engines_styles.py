@@ -122,6 +122,9 @@ def test_style_hook_in_the_tex(tmp_path: Path) -> None:
     # the style defines `theorem` itself: ours is only defined when missing
     assert "\\ifcsname theorem\\endcsname\\else \\newtheorem{theorem}" in tex
     assert "\\@ifpackageloaded{natbib}{}{\\usepackage[round]{natbib}}" in tex
+    # the author block venues expect: name, affiliation, e-mail on lines under it
+    assert ("\\author{Ada Lovelace\\\\ Analytical Engines Ltd\\\\ \\texttt{ada@example.org} "
+            "\\and Alan Turing}") in tex
     assert (tmp_path / "mechtest2026.sty").read_bytes() == (
         STYLES / "mechtest2026.sty").read_bytes()
     assert not [f for f in result.findings if f.code.startswith("MECH82")]
