@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -90,11 +91,15 @@ def test_nbconvert_exporter_class_in_process(paper_dir: Path) -> None:
 
 
 @pytest.fixture
-def shell(ipython_shell: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+def shell(ipython_shell: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
     for key in ("__session__", "__vsc_ipynb_file__"):
         ipython_shell.user_ns.pop(key, None)
-    return ipython_shell
+    yield ipython_shell
+    # the shell is shared by the whole session: a notebook path left behind would make later
+    # magics (%mech lens, phrases) answer in that notebook's language
+    for key in ("__session__", "__vsc_ipynb_file__"):
+        ipython_shell.user_ns.pop(key, None)
 
 
 def test_magic_says_clearly_when_the_notebook_is_unknown(shell: Any) -> None:
