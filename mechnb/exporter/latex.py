@@ -342,6 +342,7 @@ def render_latex(doc: Document, template: str | None = None, *,
         "abstract": abstract,
         "body": body,
         "bibliography": bibliography,
+        "zh_typesetting": data_text("zh-typesetting.tex").rstrip("\n"),
         "appendix": ("\\appendix\n\n" + _render_blocks(appendix, doc.lang, notes, len(main))
                      if appendix else ""),
     }

@@ -23,6 +23,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from .cjkquotes import cjk_quotes
 from .context import RenderContext, verbatim
 from .escape import escape_latex, escape_url
 
@@ -105,6 +106,7 @@ def parser() -> MarkdownIt:
     md.use(amsmath_plugin)
     md.inline.ruler.before("escape", "latex_ref", _latex_ref_rule)
     md.inline.ruler.before("link", "citation", _citation_rule)
+    md.core.ruler.after("smartquotes", "cjk_quotes", cjk_quotes)
     return md
 
 
