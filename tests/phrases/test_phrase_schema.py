@@ -222,3 +222,23 @@ def test_lens_problems_are_reported() -> None:
 def test_data_licence_is_stated() -> None:
     licence = PHRASES.joinpath("LICENSE").read_text("utf-8")
     assert "CC BY 4.0" in licence and "mechnb developers" in licence
+
+
+ZH_TERMS = {"断言": ("论断",), "（非形式化）": ("（非正式）",),
+            "证明概要": ("证明梗概", "证明提要"), "词元": ("令牌",), "闭式": ("闭合形式",)}
+"""One Chinese term per concept: the term the role registry and templates use, and variants."""
+
+
+@pytest.mark.parametrize("name", sorted(
+    [f"phrases/{item.name}" for item in PHRASES.iterdir() if item.name.endswith(".json")]
+    + ["lenses.json"]))
+def test_one_chinese_term_per_concept(name: str) -> None:
+    text = DATA.joinpath(name).read_text("utf-8")
+    assert [v for variants in ZH_TERMS.values() for v in variants if v in text] == []
+
+
+def test_the_chosen_terms_are_the_role_registry_names() -> None:
+    roles = json.loads(DATA.joinpath("roles.json").read_text("utf-8"))["roles"]
+    displays = {r["name"]: r["latex"].get("display", {}).get("zh") for r in roles}
+    sketch = next(r["latex"]["sketch"]["zh"] for r in roles if r["name"] == "proof")
+    assert displays["claim"] == "断言" and sketch == "证明概要"
