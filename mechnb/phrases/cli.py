@@ -11,7 +11,8 @@ HELP = "look up bilingual phrases for a mechanism paper by words and rhetorical 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``mechnb phrases``."""
     parser.add_argument("query", nargs="*", metavar="QUERY",
-                        help="words that must all occur (no query: every phrase of the filter)")
+                        help="words to look for (inflections, spelling variants and synonyms "
+                             "count; no query: every phrase of the filter)")
     parser.add_argument("--function", "-f", metavar="F",
                         help="keep one function subtree, e.g. introduction/gap")
     parser.add_argument("--lang", choices=("en", "zh"),
@@ -61,5 +62,5 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write(f"    note: {p.note(lang)}\n")
         out.write("\n")
     if not hits:
-        err.write("no phrase matches; try fewer words or another --function\n")
+        err.write("no phrase matches; try other words or another --function\n")
     return 0
