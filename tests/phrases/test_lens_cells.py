@@ -48,7 +48,7 @@ def test_catalog_has_the_added_perspectives_each_with_a_closing_experiment(
 def test_mech_lens_kind_inserts_the_catalog_lens_and_its_follow_up(
         shell: Any, library: Library, lens_id: str) -> None:
     lens = next(lens for lens in library.lenses if lens.id == lens_id)
-    lens_cell, note = _cells(shell, f"lens --kind {lens_id} --label lens:main")
+    lens_cell, note = _cells(shell, f"lens --kind {lens_id} --label lens:main --lang en")
     assert lens_cell["metadata"]["mechnb"] == {
         "role": "lens", "label": "lens:main", "title": lens.name["en"], "kind": lens_id}
     assert lens_cell["metadata"]["tags"] == ["mech:lens"]
@@ -69,7 +69,7 @@ def test_mech_lens_kind_in_chinese(shell: Any, library: Library) -> None:
 
 
 def test_template_variants_still_win(shell: Any) -> None:
-    (cell,) = _cells(shell, "lens --kind dynamics")
+    (cell,) = _cells(shell, "lens --kind dynamics --lang en")
     assert "training dynamics" in cell["source"]
     assert cell["metadata"]["mechnb"]["role"] == "lens"
 
