@@ -355,7 +355,14 @@ def read_paper(path: str | os.PathLike[str]) -> Paper:
         raise NotebookReadError(
             f"{p}:{exc.lineno}:{exc.colno}: not valid notebook JSON ({exc.msg}); "
             f"open it in a text editor or restore it from a checkpoint") from None
-    return paper_from_dict(nb, p)
+    except RecursionError:
+        raise NotebookReadError(f"{p}: its JSON is nested too deeply to be a notebook") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise NotebookReadError(f"{p}: not usable notebook JSON ({exc})") from None
+    try:
+        return paper_from_dict(nb, p)
+    except RecursionError:
+        raise NotebookReadError(f"{p}: its metadata is nested too deeply to read") from None
 
 
 def role_metadata(role: str, *, label: str | None = None, title: str | None = None,

@@ -4,7 +4,7 @@
 sorted by cell and line. Configuration comes from ``[tool.mechnb]`` in the nearest
 ``pyproject.toml`` and the notebook's ``metadata.mechnb.checks``; a cell tag
 ``mech-ignore:MECH003`` (or ``mech-ignore:<slug>``, ``mech-ignore:all``) silences a rule for
-that cell.
+that cell — except the TeX gate MECH022, which nothing silences.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ if TYPE_CHECKING:  # the real imports happen on first use (``mechnb <cmd>`` impo
     from .rule import Rule
     from .rules import RULES, find_rule
 
-__all__ = ["RULES", "CheckConfig", "Rule", "check", "find_rule", "load_config", "rule_for",
-           "sort_key"]
+__all__ = ["RULES", "CheckConfig", "Rule", "check", "dangerous_tex", "find_rule", "load_config",
+           "rule_for", "sort_key"]
 
 _LAZY = {"RULES": ".rules", "find_rule": ".rules", "CheckConfig": ".config", "Rule": ".rule"}
 
@@ -51,7 +51,24 @@ def load_config(paper: Paper, config: CheckConfig | Mapping[str, Any] | None = N
     if paper.meta.checks:
         base = base.merged(parse_config(paper.meta.checks, "notebook metadata.mechnb.checks",
                                         names))
-    return base
+    return _without_gate_changes(base)
+
+
+def _without_gate_changes(cfg: CheckConfig) -> CheckConfig:
+    """``cfg`` minus any attempt to disable or re-level the TeX gate, which becomes a problem."""
+    from .config import CheckConfig
+    from .rules import UNSILENCEABLE
+
+    touched = sorted((cfg.disabled | set(cfg.severity)) & UNSILENCEABLE)
+    if not touched:
+        return cfg
+    problems = tuple(("configuration", f"{code} cannot be disabled or re-levelled (it guards "
+                                       f"against TeX that reads or writes outside the paper); "
+                                       f"the setting is ignored — review the TeX, or export with "
+                                       f"--trust if you wrote it yourself") for code in touched)
+    return CheckConfig(cfg.disabled - UNSILENCEABLE,
+                       {k: v for k, v in cfg.severity.items() if k not in UNSILENCEABLE},
+                       cfg.problems + problems, cfg.source)
 
 
 def sort_key(f: Finding) -> tuple[int, int, int, int, str]:
@@ -60,7 +77,9 @@ def sort_key(f: Finding) -> tuple[int, int, int, int, str]:
 
 
 def _suppressed(f: Finding, paper: Paper, names: Mapping[str, str]) -> bool:
-    if f.cell is None or not 0 <= f.cell < len(paper.cells):
+    from .rules import UNSILENCEABLE
+
+    if f.cell is None or not 0 <= f.cell < len(paper.cells) or f.code in UNSILENCEABLE:
         return False
     ignored = paper.cells[f.cell].ignored_rules
     if not ignored:
@@ -100,6 +119,18 @@ def check(paper_or_path: Paper | str | os.PathLike[str], *,
             findings.append(f)
     findings.sort(key=sort_key)
     return findings
+
+
+def dangerous_tex(paper: Paper) -> list[Finding]:
+    """The findings of the TeX gate (MECH022) alone, whatever the configuration says.
+
+    ``export(pdf=True)`` refuses to compile while this is not empty (unless ``trust=True``).
+    """
+    from .document import Document
+    from .rules import RULES_BY_CODE
+
+    rule = RULES_BY_CODE["MECH022"]
+    return sorted(rule.check(Document(paper), rule), key=sort_key)
 
 
 def rule_for(finding: Finding) -> Rule | None:

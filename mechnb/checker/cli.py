@@ -70,10 +70,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     try:
         paper = read_paper(args.notebook)
-    except NotebookReadError as exc:
-        err.write(f"mechnb check: {exc}\n")
+        findings = check(paper)
+    except (NotebookReadError, RecursionError) as exc:
+        message = str(exc) if isinstance(exc, NotebookReadError) else (
+            f"{args.notebook}: nested too deeply to check")
+        if args.format == "json":  # stdout stays one valid JSON document
+            out.write(json.dumps({"error": message}, ensure_ascii=False) + "\n")
+        err.write(f"mechnb check: {message}\n")
         return 2
-    findings = check(paper)
     if args.format == "json":
         out.write(json.dumps([f.to_json() for f in findings], ensure_ascii=False, indent=1))
         out.write("\n")

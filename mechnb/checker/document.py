@@ -27,7 +27,7 @@ WORD = re.compile(r"[A-Za-z]{2,}|[\u3400-\u9fff]")
 REF_PATTERN = _REF
 """``\\ref``-like commands (group 1: the command, group 2: the comma-separated labels)."""
 _LABEL = re.compile(r"\\label\{([^{}]*)\}")
-_CITE = re.compile(r"\\(" + "|".join(CITE_COMMANDS) + r")\*?(?:\[[^\]]*\]){0,2}\{([^{}]*)\}")
+_CITE = re.compile(r"\\(" + "|".join(CITE_COMMANDS) + r")\*?(?:\[[^\[\]]*\]){0,2}\{([^{}]*)\}")
 _PANDOC_GROUP = re.compile(r"\[([^\[\]\n]*@[^\[\]\n]*)\]")
 _PANDOC_KEY = re.compile(r"(?:^|[\s;\-])@([A-Za-z0-9_][\w:.#$%&+?<>~/-]*)")
 _IMAGE_MIME = ("image/png", "image/jpeg", "image/svg+xml", "application/pdf", "image/gif")

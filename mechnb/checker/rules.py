@@ -166,11 +166,20 @@ RULES: tuple[Rule, ...] = (
        "environments must nest. The message gives the line of both ends.",
        text.check_balanced, group="tex"),
     _r("MECH022", "dangerous-tex", E,
-       "Remove the command; keep the paper self-contained.",
-       "TeX that could reach outside the paper: `\\write18`, `\\immediate\\write`, `\\openout`, "
-       "`\\openin`, `\\directlua`, `\\csname write18…`, and `\\input`/`\\include`/"
-       "`\\includegraphics`-like commands with an absolute, `~`, `..`, `|pipe` or macro-built "
-       "path (markdown, raw cells, captions).",
+       "Remove the command; keep the paper self-contained (or export with --trust).",
+       "A gate, not a hint: TeX that could read or write files outside the paper or run code. "
+       "It scans markdown prose and math, raw cells, `text/latex`/`text/markdown` outputs, "
+       "labels, titles, captions, the notebook title and authors, and the template and .bib "
+       "the notebook names, for `\\write`/`\\write18`, `\\immediate`, `\\openout`, "
+       "`\\openin`, `\\read`, `\\input`/`\\include`/`\\InputIfFileExists`/"
+       "`\\verbatiminput`/`\\lstinputlisting` (any path), `\\includegraphics` of an "
+       "absolute, `..`, `~`, piped or macro-built path, `\\special`, `\\XeTeX…file`, pdfTeX "
+       "file primitives (`\\pdfobj`, `\\pdfximage`, `\\pdffiledump`…), `\\directlua`, "
+       "`\\catcode`, `\\csname`, `\\scantokens`, `^^` escapes, `\\usepackage`, font "
+       "loading, `file=`/`graphics=` options, and the same names used as environments "
+       "(`\\begin{input}`). It cannot be disabled, re-levelled or silenced by "
+       "`mech-ignore` tags; `mechnb export --pdf` refuses to compile while it fires unless "
+       "run with `--trust`.",
        text.check_dangerous, group="tex"),
     _r("MECH023", "hard-coded-reference", W,
        "Use \\cref{label} instead of the number.",
@@ -201,6 +210,18 @@ RULES: tuple[Rule, ...] = (
        "A configuration entry names an unknown rule or severity, or the pyproject.toml cannot "
        "be read; the entry is ignored.",
        _config, group="format"),
+    _r("MECH029", "resource-outside-paper", E,
+       "Copy the file next to the notebook and name it by a relative path.",
+       "Markdown images, `metadata.mechnb.bibliography` and `metadata.mechnb.template` "
+       "resolve (symlinks followed) inside the notebook's folder; a file outside it, or an "
+       "invalid path (a NUL byte), is never copied into the export.",
+       text.check_resources, group="references"),
+    _r("MECH030", "invalid-name", W,
+       "Rename the label or citation key with letters, digits and `:-_.`.",
+       "Labels (metadata and `\\label`), references, `validates` entries and citation keys "
+       "contain no character that would end or escape the name in the .tex (spaces, "
+       "`# % \\ { } $ & ~ ^ ,`); the exporter drops such names.",
+       text.check_names, group="references"),
     _r("MECH040", "pdflatex-unsupported-character", E,
        "Replace the character or write it as a LaTeX command (or choose XeLaTeX).",
        "When the paper compiles with pdfLaTeX (`metadata.mechnb.engine`, else every English "
@@ -240,6 +261,9 @@ RULES: tuple[Rule, ...] = (
 """Every rule, in the order they run and are documented."""
 
 RULES_BY_CODE: dict[str, Rule] = {r.code: r for r in RULES}
+
+UNSILENCEABLE = frozenset({"MECH022"})
+"""Rules no configuration or ``mech-ignore`` tag can disable or re-level (the TeX gate)."""
 
 
 def rule_names() -> dict[str, str]:

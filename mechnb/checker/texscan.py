@@ -79,10 +79,15 @@ class ScannedText:
     spans: list[Span] = field(default_factory=list)
     problems: list[TexProblem] = field(default_factory=list)
 
+    _line_starts: list[int] | None = field(default=None, init=False, repr=False)
+
     def position(self, offset: int) -> tuple[int, int]:
-        """1-based (line, column) of ``offset``."""
-        src = self.source
-        return src.count("\n", 0, offset) + 1, offset - src.rfind("\n", 0, offset)
+        """1-based (line, column) of ``offset`` (a bisection: thousands of findings in a huge
+        cell stay linear)."""
+        if self._line_starts is None:
+            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.source)]
+        line = bisect.bisect_right(self._line_starts, offset)
+        return line, offset - self._line_starts[line - 1] + 1
 
     def where(self, offset: int) -> str:
         """``line L, column C`` of ``offset`` (for messages)."""
@@ -310,3 +315,158 @@ class _Scanner:
 def scan_markdown(source: str) -> ScannedText:
     """Scan markdown cell text into prose / math / code spans and TeX balance problems."""
     return _Scanner(source).run()
+
+
+# ---------------------------------------------------------- the dangerous-TeX gate (MECH022)
+#
+# A deny-list over TeX *tokens*: control words are read the way TeX reads them (letters only, so
+# ``\input@x`` is ``\input`` and ``\\input`` is a line break followed by text), ``^^`` escapes and
+# key=value options that name files. Every pattern is linear: no nested or unbounded repetition
+# that can backtrack over the text (a 500 KB cell of ``\input[`` scans in milliseconds).
+
+_READS = "reads a file into the paper"
+_WRITES = "writes files or runs shell commands"
+_SPELLS = "can build or rename any command (and so spell a forbidden one)"
+_LOADS = "loads code or files that a notebook's text has no business loading"
+DANGEROUS_COMMANDS: dict[str, str] = {
+    **dict.fromkeys(("write", "immediate", "openout", "closeout", "newwrite", "ShellEscape",
+                     "ShellEscapeSetup", "DeclareGraphicsRule"), _WRITES),
+    **dict.fromkeys(("directlua", "luaexec", "luadirect", "latelua", "lateluafunction",
+                     "luacode", "luacodestar", "luafunction", "pdfextension"),
+                    "runs Lua code"),
+    **dict.fromkeys(("openin", "read", "readline", "newread", "input", "include", "includeonly",
+                     "InputIfFileExists", "IfFileExists", "verbatiminput", "VerbatimInput",
+                     "lstinputlisting", "inputminted", "import", "subimport", "inputfrom",
+                     "subinputfrom", "includefrom", "subincludefrom", "includestandalone",
+                     "includepdf", "tcbinputlisting", "graphicspath", "pgfimage",
+                     "pgfdeclareimage", "XeTeXpdfpagecount", "pdfximage", "pdfobj",
+                     "pdfmdfivesum", "bibliography", "bibliographystyle", "nobibliography",
+                     "addbibresource", "font", "fontspec", "setmainfont", "setsansfont",
+                     "setmonofont", "setmathfont", "newfontfamily", "newfontface",
+                     "setCJKmainfont", "setCJKsansfont", "setCJKmonofont", "setCJKfamilyfont",
+                     "newCJKfontfamily"), _READS),
+    **dict.fromkeys(("special", "pdfliteral", "pdfannot", "pdfstartlink", "pdfcatalog",
+                     "pdfnames"),
+                    "passes raw instructions to the PDF driver (which can read files)"),
+    **dict.fromkeys(("catcode", "csname", "scantokens", "makeatletter", "ExplSyntaxOn",
+                     "begincsname"), _SPELLS),
+    **dict.fromkeys(("usepackage", "RequirePackage", "RequirePackageWithOptions",
+                     "documentclass", "LoadClass", "LoadClassWithOptions"), _LOADS),
+}
+"""Control words that must not come from a notebook, with why (the README lists them)."""
+DANGEROUS_ENVIRONMENTS = frozenset({"filecontents", "filecontents*", "VerbatimOut",
+                                    "verbatimwrite", "luacode", "luacode*", "writefile"})
+"""Environments that write files or run code (``\\begin{input}`` calls ``\\input``, so every
+command of ``DANGEROUS_COMMANDS`` is forbidden as an environment name too)."""
+PATH_COMMANDS = frozenset({"includegraphics", "includesvg", "href", "url"})
+"""Commands whose argument is a path: fine when relative and inside the paper."""
+
+# Only candidate control words are matched (the scan stays in C for harmless text); ``\\\\`` is
+# matched so that a line break followed by letters is not read as a command.
+_GATE_TOKEN = re.compile(
+    r"\\\\"
+    r"|\\(?P<word>" + "|".join(sorted({*DANGEROUS_COMMANDS, *PATH_COMMANDS, "begin", "end"},
+                                      key=len, reverse=True))
+    + r"|XeTeX[A-Za-z]*|pdf[A-Za-z]*)(?![A-Za-z])"
+    r"|(?P<caret>\^\^)"
+    r"|(?P<key>(?i:\b(?:graphics|image|file|path)\s*=))")
+_ENV_NAME = re.compile(r"[ \t]*\{([^{}\n]{0,80})\}")
+# \includegraphics*[opt][opt]{path}: each part bounded, so a run of "\includegraphics[" stays
+# linear (the option text cannot contain "[", so it stops at the next command's bracket).
+_PATH_ARG = re.compile(r"[ \t]*\*?[ \t]*(?:\[[^\[\]{}]{0,300}\][ \t]*){0,2}\{([^{}]{0,500})\}")
+_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+
+
+@dataclass(frozen=True, slots=True)
+class DangerousTex:
+    """One place where TeX could reach outside the paper."""
+
+    offset: int
+    """Offset of the command in the scanned text."""
+    snippet: str
+    """The command as written (one line, shortened)."""
+    reason: str
+    """Why it is refused."""
+
+
+def command_reason(name: str) -> str | None:
+    """Why the control word ``\\name`` is refused, or None if it is harmless."""
+    reason = DANGEROUS_COMMANDS.get(name)
+    if reason is not None:
+        return reason
+    lower = name.lower()
+    if (lower.startswith("xetex") or lower.startswith("pdf")) and "file" in lower:
+        return _READS  # \XeTeXpdffile, \XeTeXpicfile, \pdffiledump, \pdffilemoddate, …
+    return None
+
+
+def path_reason(path: str) -> str | None:
+    """Why a path argument is refused (absolute, parent, piped, macro-built), or None."""
+    path = path.strip().strip('"').strip()
+    if "\\" in path or "#" in path or "^^" in path:
+        return "uses a path built from macros; write a plain relative path"
+    if path.startswith("|"):
+        return "pipes a shell command into TeX"
+    if path.startswith(("/", "~")) or _DRIVE.match(path):
+        return f"reads the absolute path {path!r}, outside the paper"
+    if ".." in re.split(r"[\\/]", path):
+        return f"reads {path!r}, outside the paper's folder"
+    if re.match(r"(?i)(?:file|run|launch)\s*:", path):
+        return f"links to a local file or program ({path[:40]!r})"
+    return None
+
+
+def find_dangerous(text: str, *, keys: bool = True, limit: int | None = None
+                   ) -> list[DangerousTex]:
+    """Every place in TeX ``text`` that could read or write outside the paper or run code.
+
+    ``keys`` also flags ``file=`` / ``graphics=`` / ``image=`` / ``path=`` options (tcolorbox,
+    fontspec), which is only meaningful in TeX (math, raw cells, LaTeX outputs), not in prose.
+    ``limit`` stops after that many places.
+    """
+    if "\\" not in text and "^^" not in text and not (keys and "=" in text):
+        return []
+    found: list[DangerousTex] = []
+    for m in _GATE_TOKEN.finditer(text):
+        reason: str | None = None
+        end = m.end()
+        name = m.group("word")
+        if name is not None:
+            if name in ("begin", "end"):
+                env = _ENV_NAME.match(text, end)
+                if env is not None:
+                    env_name = env.group(1).strip()
+                    if env_name in DANGEROUS_ENVIRONMENTS:
+                        reason = _WRITES
+                    elif command_reason(env_name.rstrip("*")) is not None:
+                        reason = (f"runs \\{env_name.rstrip('*')} as an environment: "
+                                  f"{command_reason(env_name.rstrip('*'))}")
+                    end = env.end()
+            elif name in PATH_COMMANDS:
+                arg = _PATH_ARG.match(text, end)
+                if arg is None:
+                    if name in ("includegraphics", "includesvg"):
+                        reason = "has a path that mechnb cannot read; write {relative/path.png}"
+                else:
+                    reason = path_reason(arg.group(1))
+                    if name in ("href", "url") and reason is not None and \
+                            not reason.startswith("links"):
+                        reason = None  # a web link with odd characters reads no file
+                    end = arg.end()
+            else:
+                reason = command_reason(name)
+        elif m.group("caret") is not None:
+            reason = "spells characters by code (`^^5c` is a backslash), which can hide commands"
+        elif m.group("key") is not None and keys:
+            reason = "names a file in a key=value option (images and listings are read from it)"
+        if reason is not None:
+            shown_end = end if end - m.start() > len(m.group()) else m.start() + 40
+            snippet = text[m.start():shown_end].split("\n", 1)[0]
+            cut = snippet.find("\\", 1)  # up to the next command
+            snippet = (snippet[:cut] if cut > 0 else snippet).rstrip()
+            if len(snippet) > 60:
+                snippet = snippet[:57] + "…"
+            found.append(DangerousTex(m.start(), snippet, reason))
+            if limit is not None and len(found) >= limit:
+                break
+    return found

@@ -4,26 +4,19 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from ..findings import Finding
+from ..paper_paths import resolve_in_folder
 from .document import WORD, Document
+from .texscan import find_dangerous
 
 if TYPE_CHECKING:
     from .rule import Rule
 
-_DANGEROUS = re.compile(
-    r"\\(?P<cmd>write)\s*18\b"
-    r"|\\immediate\s*\\(?P<imm>write)"
-    r"|\\(?P<cs>csname)\s*(?:write|immediate|openout|openin|input|include|@@input)"
-    r"|\\(?P<macro>input|include|@@input)\*?\s*\{\s*\\"  # a path built from macros
-    r"|\\(?P<open>openout|openin|directlua|ShellEscape|ShellEscapeSetup)(?![A-Za-z])"
-    r"|\\(?P<inp>@@input|input|include|InputIfFileExists|lstinputlisting|verbatiminput|VerbatimInput"
-    r"|inputminted|includegraphics|import|subimport|includepdf)\*?"
-    r"\s*(?:\[[^\]]*\]\s*)?(?:\{[^{}]*\}\s*)?"  # optional argument; \inputminted{lang}{file}
-    r"(?:\{(?P<arg>[^{}]*)\}|(?P<bare>[^\s{}\\]+))"
-)
 _HARD_REF = re.compile(
     r"\b(?P<kind>Figures?|Figs?\.|Tables?|Tab\.|Sections?|Sec\.|Theorems?|Thm\.|Lemmas?|"
     r"Propositions?|Prop\.|Corollary|Corollaries|Definitions?|Def\.|Equations?|Eqs?\.|"
@@ -49,45 +42,164 @@ def check_balanced(doc: Document, rule: Rule) -> Iterator[Finding]:
             yield rule.at(doc, problem.message, idx, problem.start)
 
 
-def _dangerous_reason(m: re.Match[str]) -> str | None:
-    if m.group("cmd") or m.group("imm"):
-        return "writes to files or runs shell commands"
-    if m.group("cs"):
-        return "builds a file or shell command name with \\csname"
-    if m.group("macro"):
-        return "reads a file whose path is built from macros; write a plain relative path"
-    if m.group("open"):
-        return f"(\\{m.group('open')}) opens files or runs code outside the paper"
-    path = (m.group("arg") if m.group("arg") is not None else m.group("bare") or "").strip()
-    if path.startswith("|"):
-        return "pipes a shell command into TeX"
-    if path.startswith(("/", "~", "\\\\")) or re.match(r"[A-Za-z]:[\\/]", path):
-        return f"reads the absolute path {path!r}"
-    if ".." in re.split(r"[\\/]", path):
-        return f"reads {path!r} outside the paper's folder"
-    return None
+BUILTIN_TEMPLATES = ("article", "ctexart")
+"""Template names that are not files (``mechnb.exporter.latex.BUILTIN_TEMPLATES``)."""
+GATE_FINDINGS_PER_PIECE = 20
+"""Gate findings reported one by one per piece of text; the rest are counted in one finding."""
+GATE_FILE_LIMIT = 2_000_000
+"""Bytes of a template or .bib read for the gate (larger files are refused unread)."""
+
+
+def gate_pieces(doc: Document) -> Iterator[tuple[int | None, int | None, str, str, bool]]:
+    """``(cell, offset, text, where, is_tex)`` for everything of the notebook that reaches the .tex.
+
+    Markdown prose and math, raw cells, ``text/latex`` / ``text/markdown`` outputs of exported
+    code cells, cell labels / titles / captions, the notebook's title and authors, and the
+    template and .bib files the notebook metadata names (their TeX is compiled too). ``where`` is
+    empty for cell source, else says which part it is.
+    """
+    meta = doc.paper.meta
+    if meta.title:
+        yield None, None, meta.title, "notebook metadata.mechnb.title", True
+    for author in meta.authors:
+        yield None, None, author, "notebook metadata.mechnb.authors", False
+    for cell in doc.cells:
+        if not doc.exported(cell):
+            continue
+        scan = doc.scans.get(cell.index)
+        if scan is not None:
+            for span in scan.spans:
+                if span.kind != "code":
+                    yield (cell.index, span.start, scan.source[span.start:span.end], "",
+                           span.kind == "math")
+        raw = doc.raw_tex.get(cell.index)
+        if raw is not None:
+            yield cell.index, 0, raw, "", True
+        for key in ("label", "title", "caption"):
+            value = getattr(cell, key)
+            if value:
+                yield cell.index, None, value, f"metadata.mechnb.{key}", key != "caption"
+        if cell.cell_type == "code" and cell.role is not None:
+            for n, output in enumerate(cell.outputs):
+                data = output.get("data")
+                if not isinstance(data, Mapping):
+                    continue
+                for mime in ("text/latex", "text/markdown"):
+                    if mime in data:
+                        value = data[mime]
+                        text = "".join(map(str, value)) if isinstance(value, list) else str(value)
+                        yield cell.index, None, text, f"output {n + 1} ({mime})", True
+    folder = doc.paper.path.parent if doc.paper.path else None
+    for key, value in (("template", meta.template), ("bibliography", meta.bibliography)):
+        if not value or (key == "template" and value in BUILTIN_TEMPLATES):
+            continue
+        for name in value.split(",") if key == "bibliography" else [value]:
+            name = name.strip()
+            if key == "bibliography" and name and not name.endswith(".bib"):
+                name += ".bib"
+            path, _ = resolve_in_folder(folder, name)
+            content = _read_small(path) if path is not None else None
+            if content:
+                yield None, None, content, f"the {key} file {name}", True
+
+
+def _read_small(path: Path) -> str | None:
+    try:
+        if path.stat().st_size > GATE_FILE_LIMIT:
+            return None
+        return path.read_text("utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None
 
 
 def check_dangerous(doc: Document, rule: Rule) -> Iterator[Finding]:
-    """TeX that could reach outside the paper (shell escape, file writes, absolute inputs)."""
-    for c in doc.cells:
-        pieces: list[tuple[int | None, str]] = list(doc.tex_texts(c.index))
-        if doc.exported(c):
-            pieces += [(None, t) for t in doc.metadata_texts(c)]
-        for offset, text in pieces:
-            if "\\" not in text:
+    """TeX that could reach outside the paper: the gate ``export --pdf`` enforces."""
+    for cell, offset, text, where, is_tex in gate_pieces(doc):
+        hits = find_dangerous(text, keys=is_tex, limit=GATE_FINDINGS_PER_PIECE + 1)
+        if len(hits) > GATE_FINDINGS_PER_PIECE:
+            first = hits[GATE_FINDINGS_PER_PIECE]
+            at = None if offset is None else offset + first.offset
+            yield rule.at(doc, f"{where + ': ' if where else ''}more TeX that could reach "
+                               f"outside the paper from `{first.snippet}` on (only the first "
+                               f"{GATE_FINDINGS_PER_PIECE} places are listed); remove it",
+                          cell, at)
+            hits = hits[:GATE_FINDINGS_PER_PIECE]
+        for hit in hits:
+            at = None if offset is None else offset + hit.offset
+            place = f"{where}: " if where else ""
+            yield rule.at(doc, f"{place}`{hit.snippet}` {hit.reason}; remove it — mechnb "
+                               f"keeps the paper self-contained and will not compile it to PDF "
+                               f"without --trust", cell, at)
+
+
+_IMAGE_REF = re.compile(r"!\[[^\[\]\n]{0,1000}\]\(\s{0,20}<?([^()<>\s]{1,2000})")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def check_resources(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """Images, the .bib and the template lie inside the notebook's folder (symlinks followed)."""
+    folder = doc.paper.path.parent if doc.paper.path else None
+    meta = doc.paper.meta
+    if meta.template and meta.template not in BUILTIN_TEMPLATES:
+        _, why = resolve_in_folder(folder, meta.template)
+        if why:
+            yield rule.at(doc, f"metadata.mechnb.template {meta.template!r} {why}; it is not used "
+                               f"— put the template next to the notebook")
+    for name in (meta.bibliography or "").split(","):
+        name = name.strip()
+        if name:
+            _, why = resolve_in_folder(folder, name if name.endswith(".bib") else name + ".bib")
+            if why:
+                yield rule.at(doc, f"metadata.mechnb.bibliography {name!r} {why}; it is not "
+                                   f"used — put the .bib next to the notebook")
+    for idx, scan in doc.scans.items():
+        if "](" not in scan.source:
+            continue
+        for span in scan.spans:
+            if span.kind != "prose":
                 continue
-            for m in _DANGEROUS.finditer(text):
-                reason = _dangerous_reason(m)
-                if reason is None:
+            for m in _IMAGE_REF.finditer(scan.source, span.start, span.end):
+                src = unquote(m.group(1))
+                if src.startswith("attachment:") or _SCHEME.match(src):
                     continue
-                at = None if offset is None else offset + m.start()
-                shown = text[m.start():max(m.end(), m.start() + 32)].split("\n", 1)[0]
-                if len(m.group()) < len(shown):
-                    shown = shown.split(" ", 2)[0] if m.group("cs") is None else shown
-                yield rule.at(doc, f"`{shown[:60]}` {reason}; remove it — mechnb runs TeX "
-                                   f"without shell escape and keeps the paper self-contained",
-                              c.index, at)
+                _, why = resolve_in_folder(folder, src)
+                if why:
+                    yield rule.at(doc, f"image {src[:80]!r} {why}; copy it next to the notebook",
+                                  idx, m.start())
+
+
+BAD_NAME = re.compile(r"[\s#%\\{}$&~^,]")
+"""Characters a label or citation key cannot hold in the .tex (they end or escape the name)."""
+
+
+def check_names(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """Labels, references, citation keys and ``validates`` entries use characters TeX accepts."""
+    def bad(name: str) -> bool:
+        return bool(BAD_NAME.search(name.strip()))
+
+    for c in doc.cells:
+        for key, names in (("label", [c.label] if c.label else []),
+                           ("validates", list(c.validates))):
+            for name in names:
+                if bad(name):
+                    yield rule.at(doc, f"metadata.mechnb.{key} {name[:60]!r} contains characters "
+                                       f"a LaTeX label cannot hold (spaces, # % \\ {{ }} $ & ~ "
+                                       f"^ ,); rename it, e.g. thm:main", c.index, None, (name,))
+    for name, sites in doc.label_sites.items():
+        for site in sites:
+            if site.command == "label" and bad(name):
+                yield rule.at(doc, f"\\label{{{name[:60]}}} contains characters a LaTeX label "
+                                   f"cannot hold; rename it", site.cell, site.offset, (name,))
+    for site in doc.references:
+        if bad(site.name):
+            yield rule.at(doc, f"\\{site.command}{{{site.name[:60]}}} names a label with "
+                               f"characters LaTeX cannot hold; fix the name", site.cell,
+                          site.offset, (site.name,))
+    for site in doc.citations:
+        if bad(site.name):
+            yield rule.at(doc, f"citation key {site.name[:60]!r} contains characters BibTeX keys "
+                               f"cannot hold in the .tex (spaces, # % \\ {{ }} $ & ~ ^); fix "
+                               f"the key", site.cell, site.offset, (site.name,))
 
 
 def _prose_pieces(doc: Document, with_metadata: bool = True

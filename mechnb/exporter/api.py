@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import ExportError, MechnbError
 from ..findings import Finding, Severity
 from ..notebook import Paper, paper_from_dict, read_paper
+from ..paper_paths import resolve_in_folder
 from .codes import export_finding
 from .context import RenderCache, cache_disabled
 from .document import ExportOptions, build_document, safe_stem
@@ -101,8 +102,9 @@ def render(paper: Paper, *, template: str | None = None, include_code: bool = Fa
         found = resolve_style(style, base)
         findings += found.findings
         resources = {**found.files, **resources}
-    rendered = render_latex(doc, template or paper.meta.template, annotations=annotations,
-                            base_dir=base, style=style)
+    if template is None:  # the notebook's own choice: a built-in, or a file inside its folder
+        template = notebook_template(paper, findings)
+    rendered = render_latex(doc, template, annotations=annotations, base_dir=base, style=style)
     if chosen.name == "pdflatex":
         findings += pdftex_findings(rendered, {c.index: c.source for c in paper.cells})
     return ExportResult(latex=rendered.text, resources=resources, findings=findings,
@@ -110,12 +112,52 @@ def render(paper: Paper, *, template: str | None = None, include_code: bool = Fa
                         engine=chosen.name, style=style)
 
 
+def notebook_template(paper: Paper, findings: list[Finding]) -> str | None:
+    """``metadata.mechnb.template`` when it is a built-in or a file inside the notebook's folder;
+    otherwise a finding and ``None`` (the default template). A template given by the user
+    (``--template``) is trusted as typed."""
+    from .codes import export_finding
+    from .latex import BUILTIN_TEMPLATES
+
+    name = paper.meta.template
+    if not name or name in BUILTIN_TEMPLATES:
+        return name
+    path, why = resolve_in_folder(paper.path.parent if paper.path else None, name)
+    if path is None:
+        slug = "invalid-path" if "valid path" in (why or "") else "resource-outside-paper"
+        findings.append(export_finding(slug, f"template {name[:80]!r} {why}; the default "
+                                       "template is used — put the template next to the notebook"))
+        return None
+    return str(path)
+
+
+class UntrustedTexError(ExportError):
+    """``pdf=True`` on a notebook whose TeX could reach outside the paper, without ``trust``."""
+
+
+def refuse_untrusted(paper: Paper) -> None:
+    """Raise ``UntrustedTexError`` naming the first cell where the TeX gate (MECH022) fires."""
+    from ..checker import dangerous_tex
+
+    found = dangerous_tex(paper)
+    if not found:
+        return
+    first = found[0]
+    where = "the notebook metadata" if first.cell is None else f"cell {first.cell}" + (
+        f" line {first.line}" if first.line else "")
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    raise UntrustedTexError(
+        f"not compiled: {where} has TeX that could reach outside the paper{more}: "
+        f"{first.message.split('; remove it', 1)[0]}; see `mechnb check`, or pass --trust if "
+        f"you wrote this TeX yourself")
+
+
 def export(notebook: str | os.PathLike[str] | Paper | Mapping[str, Any],
            output_dir: str | os.PathLike[str] | None = None, *, pdf: bool = False,
            force: bool = False, template: str | None = None, include_code: bool = False,
            annotations: Sequence[Finding] = (), write: bool = True,
            progress: Callable[[str], None] | None = None, engine: str | None = None,
-           style: Style | None = None) -> ExportResult:
+           style: Style | None = None, trust: bool = False) -> ExportResult:
     """Export a notebook to ``<output_dir>/<stem>.tex`` (+ figures, + PDF with ``pdf=True``).
 
     ``output_dir`` defaults to ``build/<stem>/`` next to the notebook; ``engine`` (``pdflatex``,
@@ -123,6 +165,9 @@ def export(notebook: str | os.PathLike[str] | Paper | Mapping[str, Any],
     ``style`` overrides ``metadata.mechnb.style``. A ``.tex`` edited by hand
     since the last export raises ``HandEditedError`` unless ``force``. With ``write=False``
     nothing touches the disk and the result carries the LaTeX text and resources only.
+    With ``pdf=True`` the TeX gate (``mechnb.checker.dangerous_tex``) must be clear, else
+    ``UntrustedTexError`` is raised before anything is written — unless ``trust=True`` (say so
+    only for a notebook whose TeX you wrote or reviewed).
     """
     paper = as_paper(notebook)
     cache = None
@@ -132,20 +177,24 @@ def export(notebook: str | os.PathLike[str] | Paper | Mapping[str, Any],
                     annotations=annotations, cache=cache, engine=engine, style=style)
     if write:
         write_result(result, output_dir, pdf=pdf, force=force, progress=progress,
-                     engine=engine)
+                     engine=engine, trust=trust)
     return result
 
 
 def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None = None, *,
                  pdf: bool = False, force: bool = False,
                  progress: Callable[[str], None] | None = None,
-                 engine: str | None = None) -> ExportResult:
+                 engine: str | None = None, trust: bool = False) -> ExportResult:
     """Write a rendered result (and compile it with ``pdf=True``); fills in the paths.
 
+    ``pdf=True`` without ``trust`` first runs the TeX gate and raises ``UntrustedTexError``
+    (nothing written) when it fires.
     The ``.tex`` is named after the notebook's stem made safe (``safe_stem``). Compiling happens
     in a private temporary directory (``pdf.compile_pdf``); only the PDF and log come back.
     """
     paper = result.paper
+    if pdf and not trust:
+        refuse_untrusted(paper)
     out_dir = output_directory(paper, output_dir)
     stem = safe_stem(paper.path.stem) if paper.path else "paper"
     if output_dir is None:

@@ -18,6 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pdf", action="store_true",
                         help="also compile <stem>.pdf with latexmk and the --engine (no shell "
                              "escape)")
+    parser.add_argument("--trust", action="store_true",
+                        help="compile even when the TeX gate (MECH022) finds TeX that could read "
+                             "or write outside the paper — only for TeX you wrote or reviewed")
     parser.add_argument("--strict", action="store_true",
                         help="fail (exit 1, nothing written) when the checks find errors")
     parser.add_argument("--force", action="store_true",
@@ -85,7 +88,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(message, file=err, flush=True)
 
     write_result(result, args.output_dir, pdf=args.pdf, force=args.force,
-                 progress=progress if args.pdf else None)
+                 progress=progress if args.pdf else None, trust=args.trust)
+    if args.bundle and not args.trust:  # a bundle is compiled too: the same gate applies
+        refuse_untrusted(paper)
     bundles = []
     for kind in dict.fromkeys(args.bundle or ()):
         from .bundle import build_bundle

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
 
 from ..findings import Finding
 from ..notebook import Cell, Paper
+from ..paper_paths import resolve_in_folder
 from ..roles import Role, get_role
 from .codes import export_finding
 from .context import (
@@ -24,7 +24,7 @@ from .context import (
     markdown_titled,
     verbatim,
 )
-from .escape import escape_latex
+from .escape import escape_latex, is_safe_name
 from .outputs import image_outputs, rich_outputs
 
 Part = Literal["main", "appendix"]
@@ -34,9 +34,10 @@ SHOW_CODE_TAGS = frozenset({"mech-show-code"})
 
 PAPER_MIME_TYPES = frozenset({"text/latex", "text/markdown"})
 RAW_LATEX_FORMATS = frozenset({"text/latex", "latex", "tex"})
-_BAD_LABEL_RE = re.compile(r"[\s#%\\{}$&~^]")
 _SAFE_STEM_RE = re.compile(r"[^A-Za-z0-9_-]+")
-_ATX_TITLE_RE = re.compile(r"\A\s*#(?!#)[ \t]+(.+?)[ \t#]*(?:\n|\Z)")
+# the heading line; its trailing spaces and closing #s are stripped in Python (a lazy group
+# followed by `[ \t#]*` is quadratic on a heading padded with spaces)
+_ATX_TITLE_RE = re.compile(r"\A\s*#(?!#)[ \t]+([^\n]*[^\s#][^\n]*)(?:\n|\Z)")
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ class _Builder:
             title: str | None = None, label: str | None = None) -> None:
         if label is not None and label in self.ctx.labels:
             label = None  # the cell's text already places this \label
-        elif label is not None and _BAD_LABEL_RE.search(label):
+        elif label is not None and not is_safe_name(label):
             self.ctx.add_finding("invalid-label", f"label {label!r} contains characters TeX "
                                  "cannot use in \\label (spaces, # % \\ { } $ & ~ ^); it is "
                                  "left out — rename it, e.g. thm:main")
@@ -168,7 +169,7 @@ class _Builder:
             m = _ATX_TITLE_RE.match(first_cell.source)
             if m:
                 self.title_cell = first_cell.index
-                return markdown_inline(ctx, m.group(1))
+                return markdown_inline(ctx, m.group(1).rstrip(" \t#"))
         stem = self.paper.path.stem if self.paper.path else "Untitled paper"
         return escape_latex(stem)
 
@@ -183,10 +184,17 @@ class _Builder:
                 + " but names no bibliography; set notebook metadata mechnb.bibliography to "
                 "your .bib file"))
             return
-        base = self.paper.path.parent if self.paper.path else Path.cwd()
-        path = (base / bib) if not Path(bib).is_absolute() else Path(bib)
-        if path.suffix != ".bib":
-            path = path.with_name(path.name + ".bib")
+        base = self.paper.path.parent if self.paper.path else None
+        name = bib if bib.endswith(".bib") else bib + ".bib"
+        resolved, why = resolve_in_folder(base, name)
+        if resolved is None:
+            slug = "invalid-path" if "NUL" in (why or "") or "valid path" in (why or "") \
+                else "resource-outside-paper"
+            self.doc.findings.append(export_finding(
+                slug, f"bibliography {bib!r} {why}; it is not copied — put the .bib next to the "
+                "notebook and name it by a relative path"))
+            return
+        path = resolved
         try:
             data = path.read_bytes()
         except OSError:
@@ -209,7 +217,7 @@ class _Builder:
         if role is not None and role.latex_kind == "evidence":
             # a figure/experiment cell's caption and label go to its first image
             ctx.figure_caption = markdown_inline(ctx, cell.caption) if cell.caption else None
-            ctx.figure_label = cell.label
+            ctx.figure_label = cell.label if cell.label and is_safe_name(cell.label) else None
         body = markdown_block(ctx, source)
         ctx.figure_caption = ctx.figure_label = None
         title = markdown_inline(ctx, cell.title) if cell.title and role else None

@@ -33,6 +33,14 @@ LATEX_SPECIALS: dict[str, str] = {
 
 _TABLE = str.maketrans(LATEX_SPECIALS)
 
+_BAD_NAME_RE = re.compile(r"[\s#%\\{}$&~^,]")
+
+
+def is_safe_name(name: str) -> bool:
+    """True if ``name`` can be written inside ``\\label{}`` / ``\\cite{}`` as is (nothing that
+    ends the argument, starts a comment or a command: spaces, ``# % \\ { } $ & ~ ^ ,``)."""
+    return bool(name) and _BAD_NAME_RE.search(name) is None
+
 URL_SPECIALS: dict[str, str] = {"\\": "/", "%": r"\%", "#": r"\#", "{": "%7B", "}": "%7D"}
 """Characters that cannot appear raw inside ``\\href{...}`` / ``\\url{...}``."""
 

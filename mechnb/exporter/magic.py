@@ -12,8 +12,8 @@ from typing import Any, NoReturn
 from ..errors import UsageError
 from ..findings import Finding
 
-USAGE = ("%mech export [DIR] [--pdf] [--force] [--include-code] [--annotate] [--template T] "
-         "[--notebook PATH]")
+USAGE = ("%mech export [DIR] [--pdf] [--trust] [--force] [--include-code] [--annotate] "
+         "[--template T] [--notebook PATH]")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -26,6 +26,7 @@ def _parser() -> _Parser:
     p.add_argument("output_dir", nargs="?")
     p.add_argument("--pdf", action="store_true")
     p.add_argument("--force", action="store_true")
+    p.add_argument("--trust", action="store_true")  # typed by the user, never read from metadata
     p.add_argument("--include-code", action="store_true")
     p.add_argument("--annotate", action="store_true")
     p.add_argument("--template")
@@ -104,6 +105,6 @@ def mech_export(shell: Any, argv: list[str]) -> object | None:
     checks = paper_findings(paper)
     result = export(paper, args.output_dir, pdf=args.pdf, force=args.force,
                     template=args.template, include_code=args.include_code,
-                    annotations=checks if args.annotate else ())
+                    annotations=checks if args.annotate else (), trust=args.trust)
     return ExportReport(notebook=path, tex=result.tex_path, pdf=result.pdf_path,
                         findings=checks + result.findings, pdf_wanted=args.pdf)

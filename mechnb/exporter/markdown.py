@@ -10,6 +10,8 @@ math content is copied byte for byte, raw HTML never reaches the output.
 from __future__ import annotations
 
 import base64
+import binascii
+import bisect
 import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
@@ -23,9 +25,10 @@ from markdown_it.token import Token
 from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from ..paper_paths import resolve_in_folder
 from .cjkquotes import cjk_quotes
 from .context import RenderContext, verbatim
-from .escape import escape_latex, escape_url
+from .escape import escape_latex, escape_url, is_safe_name
 
 HeadingMode = Literal["sections", "bold"]
 
@@ -54,6 +57,7 @@ DISPLAY_ENVS = frozenset({
     "flalign", "flalign*", "alignat", "alignat*", "eqnarray", "eqnarray*"})
 _BEGIN_ENV_RE = re.compile(r"^\s*\\begin\{([a-zA-Z]+\*?)\}")
 _SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9_-]+")
+_WEB_LINK_RE = re.compile(r"(?i)^(?:https?|ftp|mailto|doi):")
 
 
 # --------------------------------------------------------------------------- parser
@@ -73,11 +77,75 @@ def _latex_ref_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
+LINK_TEXT_LIMIT = 2000
+"""Longest link text (and bracket span) read as a link; longer ones are plain text."""
+_LINK_TEXT_BRACKETS = 16
+"""Most ``[`` a link text may contain; more are plain text (markdown-it's link-label search is
+quadratic in nested brackets, so a run of ``[`` would take minutes)."""
+
+
+def _bracket_index(state: StateInline) -> tuple[list[int], list[int]]:
+    """Positions of ``[`` and of the ``]`` that could close a link, computed once per text."""
+    key = ("mechnb-brackets", id(state.src), len(state.src))
+    index = state.env.get(key) if isinstance(state.env, dict) else None
+    if index is None:
+        src = state.src
+        has_refs = bool(state.env.get("references")) if isinstance(state.env, dict) else False
+        opens = [m.start() for m in re.finditer(r"\[", src)]
+        closes = [m.start() for m in re.finditer(r"\]" if has_refs else r"\](?=[(\[])", src)]
+        index = (opens, closes)
+        if isinstance(state.env, dict):
+            state.env[key] = index
+    return index
+
+
+def _bracket_guard_rule(state: StateInline, silent: bool) -> bool:
+    """``[`` / ``![`` that cannot start a link becomes text before markdown-it looks for one."""
+    src, pos = state.src, state.pos
+    start = pos + 1 if src[pos] == "!" else pos
+    if start >= len(src) or src[start] != "[":
+        return False
+    opens, closes = _bracket_index(state)
+    k = bisect.bisect_left(closes, start)
+    if k < len(closes):
+        close = closes[k]
+        inner = bisect.bisect_left(opens, close) - bisect.bisect_right(opens, start)
+        if close - start <= LINK_TEXT_LIMIT and inner <= _LINK_TEXT_BRACKETS:
+            return False  # may be a link: markdown-it decides
+    if not silent:
+        append = getattr(state, "append_pending", None)  # markdown-it-py ≥ 4.1
+        if append is not None:
+            append(src[pos:start + 1])  # `pending +=` would copy the whole text each time
+        else:  # pragma: no cover - older markdown-it-py
+            state.pending += src[pos:start + 1]
+    state.pos = start + 1
+    return True
+
+
+_QUIET_RUN_RE = re.compile(r"[#%+\-:=>@^{}]+")
+"""Characters markdown-it stops its text rule at but no enabled rule uses: a run of them is
+text at once (else every ``^`` of a 500 KB ``^^^…`` is offered to each inline rule in turn)."""
+
+
+def _quiet_run_rule(state: StateInline, silent: bool) -> bool:
+    m = _QUIET_RUN_RE.match(state.src, state.pos, state.posMax)
+    if m is None:
+        return False
+    if not silent:
+        append = getattr(state, "append_pending", None)
+        if append is not None:
+            append(m.group())
+        else:  # pragma: no cover - older markdown-it-py
+            state.pending += m.group()
+    state.pos = m.end()
+    return True
+
+
 def _citation_rule(state: StateInline, silent: bool) -> bool:
     src, pos = state.src, state.pos
     if src[pos] != "[" or "@" not in src[pos:pos + 200]:
         return False
-    end = src.find("]", pos)
+    end = src.find("]", pos, pos + LINK_TEXT_LIMIT)
     if end < 0 or "[" in src[pos + 1:end] or "\n\n" in src[pos:end]:
         return False
     if end + 1 < len(src) and src[end + 1] in "([":
@@ -107,6 +175,8 @@ def parser() -> MarkdownIt:
     md.inline.ruler.before("escape", "latex_ref", _latex_ref_rule)
     md.inline.ruler.before("link", "citation", _citation_rule)
     md.core.ruler.after("smartquotes", "cjk_quotes", cjk_quotes)
+    md.inline.ruler.after("citation", "bracket_guard", _bracket_guard_rule)
+    md.inline.ruler.after("text", "quiet_run", _quiet_run_rule)
     return md
 
 
@@ -305,8 +375,10 @@ class LatexRenderer:
 
     def link_open(self, t: Token, siblings: Sequence[Token], k: int) -> str:
         href = str(t.attrs.get("href", ""))
-        if not href or href.startswith("#") or not re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", href):
-            return "{"  # in-notebook anchors and relative links keep only their text
+        if not href or href.startswith("#") or not _WEB_LINK_RE.match(href):
+            # in-notebook anchors, relative links and file:/run: links keep only their text
+            # (a PDF link to a local file or program is not something a paper needs)
+            return "{"
         return "\\href{" + escape_url(href) + "}{"
 
     def image(self, t: Token, siblings: Sequence[Token], k: int) -> str:
@@ -347,8 +419,14 @@ class LatexRenderer:
                 for mime, att_ext in ATTACHMENT_TYPES.items():
                     data = bundle.get(mime)
                     if isinstance(data, str):
+                        try:
+                            blob = base64.b64decode(data)
+                        except (binascii.Error, ValueError):
+                            self.ctx.add_finding("unsupported-image", f"attachment {name!r} is "
+                                                 "not valid base64; re-insert the image")
+                            return None
                         return self.ctx.add_resource(
-                            _file_name(self.ctx.cell, name, att_ext), base64.b64decode(data))
+                            _file_name(self.ctx.cell, name, att_ext), blob)
                 self.ctx.add_finding("unsupported-image", f"attachment {name!r} is not a PNG, "
                                      "JPEG or PDF image; it is left out of the draft")
                 return None
@@ -364,7 +442,12 @@ class LatexRenderer:
             self.ctx.add_finding("unsupported-image", f"image {src!r} is not PNG, JPEG or PDF; "
                                  "convert it (e.g. SVG → PDF) to include it")
             return None
-        path = (self.ctx.base_dir or Path.cwd()) / unquote(src)  # markdown-it %-encodes
+        path, why = resolve_in_folder(self.ctx.base_dir, unquote(src))  # markdown-it %-encodes
+        if path is None:
+            slug = "invalid-path" if "valid path" in (why or "") else "resource-outside-paper"
+            self.ctx.add_finding(slug, f"image {src[:80]!r} {why}; it is left out — copy it "
+                                 "next to the notebook")
+            return None
         try:
             data = path.read_bytes()
         except OSError:
@@ -394,6 +477,15 @@ class LatexRenderer:
 
     def latex_ref(self, t: Token, siblings: Sequence[Token], k: int) -> str:
         command = t.meta["command"]
+        names = [n.strip() for n in t.meta["keys"].split(",")]
+        bad = [n for n in names if n and not is_safe_name(n)]
+        if bad:
+            slug = "invalid-citation-key" if command in CITE_COMMANDS else "invalid-label"
+            self.ctx.add_finding(slug, f"\\{command}{{{t.meta['keys'][:60]}}} names "
+                                 f"{bad[0][:40]!r}, which LaTeX cannot use as a key "
+                                 "(spaces, # % \\ { } $ & ~ ^); it is printed as text — fix "
+                                 "the name")
+            return escape_latex(t.content)
         if command in CITE_COMMANDS:
             self.ctx.citations.update(k.strip() for k in t.meta["keys"].split(",") if k.strip())
         elif command == "label":
@@ -403,6 +495,12 @@ class LatexRenderer:
     def citation(self, t: Token, siblings: Sequence[Token], k: int) -> str:
         items: list[tuple[str, bool, str, str]] = t.meta["items"]
         keys = [key for _, _, key, _ in items]
+        bad = [key for key in keys if not is_safe_name(key)]
+        if bad:
+            self.ctx.add_finding("invalid-citation-key", f"citation key {bad[0][:40]!r} contains "
+                                 "characters LaTeX cannot use in \\cite (# % $ & ~ ^ …); it is "
+                                 "printed as text — fix the key")
+            return escape_latex("[" + "; ".join(f"@{key}" for key in keys) + "]")
         self.ctx.citations.update(keys)
         if len(items) == 1 and items[0][1]:
             return "\\citeyearpar{" + keys[0] + "}"

@@ -1,0 +1,121 @@
+"""The TeX gate (MECH022): what it finds, that nothing silences it, and that --pdf obeys it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mechnb.checker import check, dangerous_tex
+from mechnb.checker.texscan import find_dangerous
+from mechnb.exporter.api import UntrustedTexError, export
+from mechnb.notebook import paper_from_dict, read_paper
+
+REPO = Path(__file__).resolve().parents[2]
+FIRES = REPO / "tests" / "fixtures" / "checker" / "rules" / "MECH022-dangerous-tex" / "fires.ipynb"
+PASSES = FIRES.with_name("passes.ipynb")
+CASES = json.loads((REPO / "tests" / "fixtures" / "hardening" / "gate_cases.json").read_text())
+
+
+@pytest.mark.parametrize(("tex", "reason"), [(c["tex"], c["reason"]) for c in CASES["fires"]],
+                         ids=[c["tex"][:40] for c in CASES["fires"]])
+def test_the_gate_finds(tex: str, reason: str) -> None:
+    found = find_dangerous(tex)
+    assert found, tex
+    assert reason in found[0].reason
+
+
+@pytest.mark.parametrize("tex", CASES["passes"], ids=[t[:40] for t in CASES["passes"]])
+def test_the_gate_lets_pass(tex: str) -> None:
+    assert find_dangerous(tex) == []
+
+
+def _cell_nb(**parts: object) -> dict[str, object]:
+    cell: dict[str, object] = {"cell_type": "code", "id": "c0", "execution_count": 1,
+                               "metadata": {"mechnb": {"role": "result"}}, "source": "x",
+                               "outputs": [{"output_type": "display_data", "metadata": {},
+                                            "data": parts}]}
+    return {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [cell]}
+
+
+@pytest.mark.parametrize("mime", ["text/latex", "text/markdown"])
+def test_outputs_are_scanned(mime: str) -> None:
+    paper = paper_from_dict(_cell_nb(**{mime: "$\\special{pdf:fstream @x (/etc/passwd)}$"}))
+    found = dangerous_tex(paper)
+    assert [(f.code, f.cell) for f in found] == [("MECH022", 0)]
+    assert f"output 1 ({mime})" in found[0].message
+
+
+def test_notebook_metadata_and_files_are_scanned(tmp_path: Path) -> None:
+    (tmp_path / "t.tex").write_text("\\immediate\\write18{x}((( body )))", "utf-8")
+    (tmp_path / "refs.bib").write_text("@misc{a, title={\\input{/etc/passwd}}}", "utf-8")
+    nb = {"nbformat": 4, "nbformat_minor": 5, "cells": [],
+          "metadata": {"mechnb": {"title": "$\\XeTeXpdffile /etc/x.pdf$", "template": "t.tex",
+                                  "bibliography": "refs.bib"}}}
+    path = tmp_path / "p.ipynb"
+    path.write_text(json.dumps(nb), "utf-8")
+    messages = [f.message for f in dangerous_tex(read_paper(path))]
+    assert len(messages) == 4, messages
+    assert any(m.startswith("notebook metadata.mechnb.title") for m in messages)
+    assert any(m.startswith("the template file t.tex") for m in messages)
+    assert any(m.startswith("the bibliography file refs.bib") for m in messages)
+
+
+def test_no_tag_or_configuration_silences_the_gate() -> None:
+    findings = check(FIRES)  # the fixture tags the cell mech-ignore:MECH022 and disables it
+    assert sum(f.code == "MECH022" for f in findings) == 13
+    refused = [f for f in findings if f.code == "MECH028"]
+    assert len(refused) == 1 and "cannot be disabled" in refused[0].message
+    relevel = check(FIRES, config={"severity": {"dangerous-tex": "info"},
+                                   "disable": ["MECH022"]})
+    assert {f.severity.value for f in relevel if f.code == "MECH022"} == {"error"}
+    assert check(PASSES) == []
+
+
+def _export(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mechnb", "export", *map(str, args)],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_export_pdf_refuses_while_the_gate_fires(tmp_path: Path) -> None:
+    proc = _export(FIRES, "-o", tmp_path / "out", "--pdf")
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr
+    assert lines[0].startswith("mechnb export: not compiled: cell 7 line 5 has TeX that could "
+                               "reach outside the paper")
+    assert "--trust" in lines[0]
+    assert not (tmp_path / "out").exists()  # nothing written
+    with pytest.raises(UntrustedTexError):
+        export(FIRES, tmp_path / "api", pdf=True)
+    assert not (tmp_path / "api").exists()
+    ok = _export(FIRES, "-o", tmp_path / "tex-only")  # without --pdf the .tex is written
+    assert ok.returncode == 0 and (tmp_path / "tex-only" / "fires.tex").exists()
+
+
+def test_trust_cannot_come_from_the_notebook(tmp_path: Path) -> None:
+    raw = json.loads(FIRES.read_text("utf-8"))
+    raw["metadata"]["mechnb"]["trust"] = True
+    raw["metadata"]["trust"] = True
+    with pytest.raises(UntrustedTexError):
+        export(raw, tmp_path / "out", pdf=True)
+
+
+@pytest.mark.tex
+@pytest.mark.skipif(not (shutil.which("xelatex") and shutil.which("latexmk")),
+                    reason="TeX Live (xelatex, latexmk) is not installed")
+def test_trust_compiles_what_the_user_vouches_for(tmp_path: Path) -> None:
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {"mechnb": {"title": "Trusted"}},
+          "cells": [{"cell_type": "markdown", "id": "a", "metadata": {},
+                     "source": "Angle $\\csname alpha\\endcsname$ here."}]}
+    path = tmp_path / "trusted.ipynb"
+    path.write_text(json.dumps(nb), "utf-8")
+    refused = _export(path, "--pdf")
+    assert refused.returncode == 1 and "cell 0 line 1" in refused.stderr
+    proc = _export(path, "--pdf", "--trust")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "build" / "trusted" / "trusted.pdf").read_bytes().startswith(b"%PDF")
