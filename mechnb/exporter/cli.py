@@ -53,7 +53,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..errors import ExportError
     from ..findings import Severity
     from ..notebook import read_paper
-    from .api import output_directory, paper_findings, render, write_result
+    from .api import (
+        output_directory,
+        paper_findings,
+        refuse_untrusted,
+        render,
+        write_result,
+    )
     from .background import BackgroundChecks
     from .context import RenderCache, cache_disabled
     from .styles import parse_style_argument
