@@ -359,6 +359,14 @@ DANGEROUS_ENVIRONMENTS = frozenset({"filecontents", "filecontents*", "VerbatimOu
 """Environments that write files or run code (``\\begin{input}`` calls ``\\input``, so every
 command of ``DANGEROUS_COMMANDS`` is forbidden as an environment name too)."""
 PATH_COMMANDS = frozenset({"includegraphics", "includesvg", "href", "url"})
+TEMPLATE_ALLOWED = frozenset(
+    name for name, reason in DANGEROUS_COMMANDS.items()
+    if reason == _LOADS or name.startswith(("set", "new")) or name in (
+        "fontspec", "bibliography", "bibliographystyle", "nobibliography", "addbibresource",
+        "makeatletter", "ExplSyntaxOn", "graphicspath"))
+"""What a template (a preamble) may use: loading packages and fonts, ``@`` names, the
+bibliography; ``\\input`` there is judged by its path like ``\\includegraphics``."""
+TEMPLATE_PATH_COMMANDS = frozenset({"input", "include", "InputIfFileExists"})
 """Commands whose argument is a path: fine when relative and inside the paper."""
 
 # Only candidate control words are matched (the scan stays in C for harmless text); ``\\\\`` is
@@ -416,13 +424,14 @@ def path_reason(path: str) -> str | None:
     return None
 
 
-def find_dangerous(text: str, *, keys: bool = True, limit: int | None = None
-                   ) -> list[DangerousTex]:
+def find_dangerous(text: str, *, keys: bool = True, limit: int | None = None,
+                   template: bool = False) -> list[DangerousTex]:
     """Every place in TeX ``text`` that could read or write outside the paper or run code.
 
     ``keys`` also flags ``file=`` / ``graphics=`` / ``image=`` / ``path=`` options (tcolorbox,
     fontspec), which is only meaningful in TeX (math, raw cells, LaTeX outputs), not in prose.
-    ``limit`` stops after that many places.
+    ``limit`` stops after that many places. ``template`` judges a template file: preamble
+    commands (``TEMPLATE_ALLOWED``) pass and ``\\input`` of a plain relative path too.
     """
     if "\\" not in text and "^^" not in text and not (keys and "=" in text):
         return []
@@ -442,6 +451,13 @@ def find_dangerous(text: str, *, keys: bool = True, limit: int | None = None
                         reason = (f"runs \\{env_name.rstrip('*')} as an environment: "
                                   f"{command_reason(env_name.rstrip('*'))}")
                     end = env.end()
+            elif template and name in TEMPLATE_ALLOWED:
+                reason = None
+            elif template and name in TEMPLATE_PATH_COMMANDS:
+                arg = _PATH_ARG.match(text, end)
+                reason = _READS if arg is None else path_reason(arg.group(1))
+                if arg is not None:
+                    end = arg.end()
             elif name in PATH_COMMANDS:
                 arg = _PATH_ARG.match(text, end)
                 if arg is None:

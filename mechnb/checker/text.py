@@ -50,7 +50,9 @@ GATE_FILE_LIMIT = 2_000_000
 """Bytes of a template or .bib read for the gate (larger files are refused unread)."""
 
 
-def gate_pieces(doc: Document) -> Iterator[tuple[int | None, int | None, str, str, bool]]:
+def gate_pieces(doc: Document
+                ) -> Iterator[tuple[int | None, int | None, str, str, bool | None]]:
+    # is_tex: True for TeX, False for prose, None for a template file (judged as a preamble)
     """``(cell, offset, text, where, is_tex)`` for everything of the notebook that reaches the .tex.
 
     Markdown prose and math, raw cells, ``text/latex`` / ``text/markdown`` outputs of exported
@@ -100,7 +102,8 @@ def gate_pieces(doc: Document) -> Iterator[tuple[int | None, int | None, str, st
             path, _ = resolve_in_folder(folder, name)
             content = _read_small(path) if path is not None else None
             if content:
-                yield None, None, content, f"the {key} file {name}", True
+                yield (None, None, content, f"the {key} file {name}",
+                       None if key == "template" else True)
 
 
 def _read_small(path: Path) -> str | None:
@@ -115,7 +118,8 @@ def _read_small(path: Path) -> str | None:
 def check_dangerous(doc: Document, rule: Rule) -> Iterator[Finding]:
     """TeX that could reach outside the paper: the gate ``export --pdf`` enforces."""
     for cell, offset, text, where, is_tex in gate_pieces(doc):
-        hits = find_dangerous(text, keys=is_tex, limit=GATE_FINDINGS_PER_PIECE + 1)
+        hits = find_dangerous(text, keys=is_tex is not False, limit=GATE_FINDINGS_PER_PIECE + 1,
+                              template=is_tex is None)
         if len(hits) > GATE_FINDINGS_PER_PIECE:
             first = hits[GATE_FINDINGS_PER_PIECE]
             at = None if offset is None else offset + first.offset

@@ -119,3 +119,16 @@ def test_trust_compiles_what_the_user_vouches_for(tmp_path: Path) -> None:
     proc = _export(path, "--pdf", "--trust")
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "build" / "trusted" / "trusted.pdf").read_bytes().startswith(b"%PDF")
+
+
+@pytest.mark.parametrize("builtin", ["article.tex", "ctexart.tex"])
+def test_a_template_copied_from_the_builtins_passes(builtin: str, tmp_path: Path) -> None:
+    text = (REPO / "mechnb" / "data" / "latex" / builtin).read_text("utf-8")
+    (tmp_path / "mine.tex").write_text(text, "utf-8")
+    nb = {"nbformat": 4, "nbformat_minor": 5, "cells": [],
+          "metadata": {"mechnb": {"template": "mine.tex"}}}
+    path = tmp_path / "p.ipynb"
+    path.write_text(json.dumps(nb), "utf-8")
+    assert dangerous_tex(read_paper(path)) == []
+    (tmp_path / "mine.tex").write_text(text + "\n\\input{/etc/passwd}\n", "utf-8")
+    assert len(dangerous_tex(read_paper(path))) == 1
