@@ -114,7 +114,8 @@ def test_output_dir_holding_the_notebook_cannot_overwrite_it(
     monkeypatch.chdir(tmp_path)
     shutil.copy(HOSTILE, tmp_path / "hostile.ipynb")
     before = (tmp_path / "hostile.ipynb").read_bytes()
-    result = export("hostile.ipynb", ".", pdf=True)  # TeX \openout's hostile.ipynb
+    # the TeX gate (MECH022) refuses this notebook; trust=True tests the isolation behind it
+    result = export("hostile.ipynb", ".", pdf=True, trust=True)  # TeX \openout's hostile.ipynb
     assert result.pdf_path == Path("hostile.pdf") and result.pdf_path.is_file()
     assert (tmp_path / "hostile.ipynb").read_bytes() == before
     assert not (tmp_path / "notes.txt").exists()
