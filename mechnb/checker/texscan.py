@@ -369,12 +369,14 @@ bibliography; ``\\input`` there is judged by its path like ``\\includegraphics``
 TEMPLATE_PATH_COMMANDS = frozenset({"input", "include", "InputIfFileExists"})
 """Commands whose argument is a path: fine when relative and inside the paper."""
 
-# Only candidate control words are matched (the scan stays in C for harmless text); ``\\\\`` is
-# matched so that a line break followed by letters is not read as a command.
+# Only candidate control words are matched (the scan stays in C for harmless text). A run of
+# backslashes is matched from its first one only (the lookbehind), so a 500 KB run is read once
+# (backtracking into it fails at once: a name starts with a letter); an even run before letters
+# is line breaks followed by text, an odd one ends in a command.
 _GATE_TOKEN = re.compile(
-    r"\\\\"
-    r"|\\(?P<word>" + "|".join(sorted({*DANGEROUS_COMMANDS, *PATH_COMMANDS, "begin", "end"},
-                                      key=len, reverse=True))
+    r"(?<!\\)(?P<run>\\+)(?=[A-Za-z])(?P<word>"
+    + "|".join(sorted({*DANGEROUS_COMMANDS, *PATH_COMMANDS, "begin", "end"}, key=len,
+                      reverse=True))
     + r"|XeTeX[A-Za-z]*|pdf[A-Za-z]*)(?![A-Za-z])"
     r"|(?P<caret>\^\^)"
     r"|(?P<key>(?i:\b(?:graphics|image|file|path)\s*=))")
@@ -440,6 +442,8 @@ def find_dangerous(text: str, *, keys: bool = True, limit: int | None = None,
         reason: str | None = None
         end = m.end()
         name = m.group("word")
+        if name is not None and len(m.group("run")) % 2 == 0:
+            continue  # "\\\\input": a line break, then the word "input"
         if name is not None:
             if name in ("begin", "end"):
                 env = _ENV_NAME.match(text, end)
