@@ -160,3 +160,16 @@ def test_figure_width_follows_the_image_size() -> None:
     assert display_width(png(100), None) == 0.45
     assert display_width(png(100), {"width": 720}) == 0.8  # retina: the stored display width
     assert display_width(b"\xff\xd8 jpeg", None) == DEFAULT_WIDTH
+
+
+def test_magic_pdf_obeys_the_tex_gate(shell: Any, tmp_path: Path) -> None:
+    from mechnb.exporter.api import UntrustedTexError
+
+    fires = (NOTEBOOKS.parent.parent / "checker" / "rules" / "MECH022-dangerous-tex"
+             / "fires.ipynb")
+    with pytest.raises(UntrustedTexError, match="not compiled: cell 7"):
+        mech_export(shell, ["--notebook", str(fires), str(tmp_path / "out"), "--pdf"])
+    assert not (tmp_path / "out").exists()
+    from mechnb.exporter.magic import _parser
+
+    assert _parser().parse_args(["--pdf", "--trust"]).trust is True
