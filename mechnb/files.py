@@ -1,9 +1,13 @@
-"""Writing files so that a crash or a full disk never leaves a half-written one behind."""
+"""Writing files so that a crash or a full disk never leaves a half-written one behind, and
+sealing the records mechnb keeps beside its outputs."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import os
+import secrets
 import tempfile
 from pathlib import Path
 
@@ -27,3 +31,47 @@ def atomic_write(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _cache_home() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "mechnb"
+
+
+def local_key() -> bytes | None:
+    """This user's secret for sealing records kept in output directories (created once, 0600,
+    in ``$XDG_CACHE_HOME/mechnb/``); ``None`` when it cannot be read or created."""
+    path = _cache_home() / "record-key"
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            with os.fdopen(fd, "rb") as fh:
+                key = fh.read(64)
+            return key if len(key) == 32 else None
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return None
+        try:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except FileExistsError:
+            continue  # another process created it meanwhile: read that one
+        except OSError:
+            return None
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(secrets.token_bytes(32))
+    return None
+
+
+def seal(data: bytes) -> str | None:
+    """HMAC-SHA256 of ``data`` under ``local_key()``: a record in a shared or received folder
+    is trusted only if this user's mechnb wrote it. ``None`` without a key."""
+    key = local_key()
+    return hmac.new(key, data, hashlib.sha256).hexdigest() if key else None
+
+
+def is_sealed(data: bytes, mac: object) -> bool:
+    """Whether ``mac`` is this user's seal of ``data``."""
+    expected = seal(data)
+    return isinstance(mac, str) and expected is not None and hmac.compare_digest(expected, mac)

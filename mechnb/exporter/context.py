@@ -4,7 +4,8 @@ This module stays light: markdown-it is imported only when a piece of markdown i
 cache. The cache (``.mechnb-export-cache.json`` in the output directory) maps a hash of
 (markdown text, rendering mode, renderer version) to the LaTeX and the side effects rendering
 had (labels, citations, findings), so re-exporting an edited notebook only re-renders the cells
-that changed. Renderings that produced files (images) are never cached.
+that changed. Renderings that produced files (images) are never cached. The file is sealed with
+this user's key (``files.seal``): a cache that came with a received folder is ignored.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
+from ..files import is_sealed, seal
 from ..findings import Finding
 from .codes import export_finding
 from .escape import escape_latex
@@ -25,6 +27,11 @@ from .escape import escape_latex
 CACHE_FILE = ".mechnb-export-cache.json"
 RENDERER_VERSION = 2
 """Bump when the markdown → LaTeX output changes (source-file stats are part of the key too)."""
+
+
+def _sealed(entries: Mapping[str, Any]) -> bytes:
+    return json.dumps(entries, ensure_ascii=False, sort_keys=True,
+                      separators=(",", ":")).encode("utf-8")
 
 
 class RenderCache:
@@ -60,7 +67,10 @@ class RenderCache:
         if not isinstance(data, dict) or data.get("stamp") != cls.stamp():
             return cls()
         entries = data.get("entries")
-        cache = cls(entries if isinstance(entries, dict) else None)
+        # the cached LaTeX goes into the .tex unchecked: only a cache this user's mechnb wrote
+        if not isinstance(entries, dict) or not is_sealed(_sealed(entries), data.get("seal")):
+            return cls()
+        cache = cls(entries)
         cache.loaded_from = out_dir
         return cache
 
@@ -72,7 +82,10 @@ class RenderCache:
                 self.entries):
             return
 
-        payload = {"stamp": self.stamp(), "entries": self.used}
+        mac = seal(_sealed(self.used))
+        if mac is None:  # no per-user key to seal it with: it could never be loaded
+            return
+        payload = {"stamp": self.stamp(), "entries": self.used, "seal": mac}
         atomic_write(out_dir / CACHE_FILE,
                      json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode())
 

@@ -240,6 +240,9 @@ def _previous_outputs(tex_path: Path, digest: str) -> dict[str, Path] | None:
     if not isinstance(entry, dict) or entry.get("input") != digest:
         return None
     hashes = entry.get("files")
+    # a record received with the folder (or written by another user) is not this user's compile
+    if not files.is_sealed(_sealed_bytes(tex_path, digest, hashes), entry.get("seal")):
+        return None
     if not isinstance(hashes, dict) or ".pdf" not in hashes or ".log" not in hashes:
         return None
     found: dict[str, Path] = {}
@@ -250,6 +253,10 @@ def _previous_outputs(tex_path: Path, digest: str) -> dict[str, Path] | None:
             return None
         found[str(suffix)] = path
     return found
+
+
+def _sealed_bytes(tex_path: Path, digest: str, hashes: object) -> bytes:
+    return json.dumps([tex_path.name, digest, hashes], sort_keys=True).encode("utf-8")
 
 
 def _remember_outputs(tex_path: Path, digest: str, copied: Mapping[str, Path]) -> None:
@@ -263,7 +270,10 @@ def _remember_outputs(tex_path: Path, digest: str, copied: Mapping[str, Path]) -
     sidecar = read_sidecar(tex_path.parent)
     earlier = sidecar.get("pdf")
     compiled: dict[str, Any] = dict(earlier) if isinstance(earlier, dict) else {}
-    compiled[tex_path.name] = {"input": digest, "files": hashes}
+    mac = files.seal(_sealed_bytes(tex_path, digest, hashes))
+    if mac is None:  # no per-user key: nothing would ever be reused
+        return
+    compiled[tex_path.name] = {"input": digest, "files": hashes, "seal": mac}
     with contextlib.suppress(OSError):
         write_sidecar(tex_path.parent, {**sidecar, "pdf": compiled})
 

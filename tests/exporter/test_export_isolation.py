@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import re
 import shutil
@@ -265,3 +266,32 @@ def test_unchanged_paper_reuses_its_pdf_unless_an_output_was_touched(tmp_path: P
     export(nb, out_dir, pdf=True, progress=messages.append)
     assert any(m.strip().startswith("running") for m in messages)
     assert not first.pdf_path.is_symlink() and victim.read_bytes() == pdf_bytes
+
+
+def test_records_received_with_the_folder_are_not_trusted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build/ folder shipped with a notebook (PDF, log, render cache and export record made
+    on another account) neither passes for this user's compile nor injects cached LaTeX."""
+    from mechnb.exporter.context import CACHE_FILE
+
+    nb = tmp_path / "paper.ipynb"
+    shutil.copy(NOTEBOOKS / "title_from_heading.ipynb", nb)
+    out_dir = tmp_path / "build" / "paper"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "their-cache"))
+    theirs = export(nb, out_dir, pdf=True)
+    assert theirs.pdf_path is not None
+    cache_file = out_dir / CACHE_FILE
+    cache = json.loads(cache_file.read_text("utf-8"))
+    poisoned = [e for e in cache["entries"].values() if isinstance(e["out"], str)]
+    assert poisoned
+    for entry in poisoned:  # their rendering carries LaTeX of their choice
+        entry["out"] = "\\MechPlanted{}" + entry["out"]
+    cache_file.write_text(json.dumps(cache), "utf-8")
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "my-cache"))
+    messages: list[str] = []
+    mine = export(nb, out_dir, pdf=True, progress=messages.append)
+    assert "\\MechPlanted" not in mine.latex
+    assert not any("up to date" in m for m in messages)
+    assert any(m.strip().startswith("running") for m in messages)
+    assert (tmp_path / "my-cache" / "mechnb" / "record-key").stat().st_mode & 0o777 == 0o600
