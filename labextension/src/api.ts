@@ -62,3 +62,22 @@ export async function requestAPI<T>(
   }
   return data as T;
 }
+
+/** One sentence of POST /mechnb/moves (mechnb.moves.analyser.LabelledSentence.to_json()). */
+export interface IMoveSentence {
+  text: string;
+  moves: string[];
+  cues: { move: string; score: number; cue: string; rule: string }[];
+}
+
+/** The reply of POST /mechnb/moves. */
+export interface IMovesResult {
+  sentences: IMoveSentence[];
+  missing: string[];
+  order: string[];
+  lang: 'en' | 'zh';
+  templated: string[];
+  out_of_order: { move: string; after: string; sentence: number }[];
+  purpose: { [move: string]: string };
+  suggestions: { [move: string]: { id: string; text: string }[] };
+}

@@ -12,6 +12,8 @@ export namespace CommandIDs {
   export const checkArgument = 'mechnb:check-argument';
   /** Export the notebook to LaTeX (and PDF when TeX is present) next to it. */
   export const exportPaper = 'mechnb:export-paper';
+  /** Show the moves of the active abstract cell in the right side bar. */
+  export const showMoves = 'mechnb:show-moves';
 }
 
 /** The comm target shared with mechnb/_bridge.py. */

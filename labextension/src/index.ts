@@ -17,6 +17,7 @@ import { connectBridge } from './bridge';
 import { trackBadges } from './badges';
 import { cellRole, insertCells, insertText, selectCell, writeRole } from './cells';
 import { CommandIDs } from './commands';
+import { MovesPanel } from './moves';
 import { FindingsPanel, WidgetHost } from './sidebar';
 
 declare function require(path: string): any;
@@ -301,6 +302,19 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     });
 
+    let moves: MovesPanel | null = null;
+    app.commands.addCommand(CommandIDs.showMoves, {
+      label: 'Show Abstract Moves (mechnb)',
+      caption: 'Highlight the moves (context, gap, contribution…) of the active abstract cell',
+      execute: () => {
+        if (!moves || moves.isDisposed) {
+          moves = new MovesPanel();
+          moves.follow(tracker);
+        }
+        showRight(app, moves, 750);
+      }
+    });
+
     app.commands.addCommand(CommandIDs.openPhrases, {
       label: 'Open mechnb Phrases',
       caption: 'Open the phrase-lookup panel in the right side bar',
@@ -321,7 +335,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
       CommandIDs.clearRole,
       CommandIDs.checkArgument,
       CommandIDs.exportPaper,
-      CommandIDs.openPhrases
+      CommandIDs.openPhrases,
+      CommandIDs.showMoves
     ]) {
       palette?.addItem({ command, category: CATEGORY });
     }

@@ -82,6 +82,12 @@ def _isolated_env(base: Path, disable_extension: bool) -> dict[str, str]:
                                            "settings", "workspaces")}
     for d in dirs.values():
         d.mkdir(parents=True, exist_ok=True)
+    built = os.environ.get("MECHNB_TEST_LABEXTENSION")
+    if built:
+        # a labextension built in a work tree (jupyter-builder) instead of the installed one:
+        # the user data dir first in JupyterLab's labextensions path (a venv comes first unless
+        # JUPYTER_PREFER_ENV_PATH=0)
+        shutil.copytree(built, dirs["data"] / "labextensions" / "mechnb")
     env.update({
         "JUPYTER_CONFIG_DIR": str(dirs["config"]),
         "JUPYTER_DATA_DIR": str(dirs["data"]),
@@ -93,6 +99,8 @@ def _isolated_env(base: Path, disable_extension: bool) -> dict[str, str]:
         "PATH": f"{BIN}{os.pathsep}{env.get('PATH', '')}",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
     })
+    if built:
+        env["JUPYTER_PREFER_ENV_PATH"] = "0"
     # no news / update pop-ups over the notebook
     notif = dirs["settings"] / "@jupyterlab" / "apputils-extension"
     notif.mkdir(parents=True, exist_ok=True)

@@ -163,6 +163,24 @@ def test_bad_requests_get_4xx_with_a_message(lab_server: Server) -> None:
     assert json.loads(exc.value.read()).get("message")
 
 
+def test_moves_endpoint_analyses_posted_text(lab_server: Server) -> None:
+    reply = _request(lab_server, "moves", data={"text": "Heads copy <b>tokens</b>. How they "
+                                                       "form remains unclear."})
+    assert [s["moves"] for s in reply["sentences"]] == [["context"], ["gap"]]
+    assert reply["sentences"][0]["text"] == "Heads copy <b>tokens</b>."
+    assert reply["missing"] == ["contribution", "mechanism", "validation", "implication"]
+    assert reply["suggestions"]["validation"][0]["id"] == "abstract-validation-01"
+    zh = _request(lab_server, "moves", data={"text": "归纳头很重要。它们如何形成仍不清楚。",
+                                             "lang": "zh"})
+    assert zh["lang"] == "zh" and zh["sentences"][1]["moves"] == ["gap"]
+    assert _status(lab_server, "moves", data={"text": "x"}, token=False) == 403
+    for body, expected in {b"{not json": 400, b"[1]": 400, b'{"text": 5}': 400,
+                           b'{"text": "a", "lang": "fr"}': 400,
+                           b'{"text": "' + b"a" * 100_001 + b'"}': 413}.items():
+        status, message = _raw_status(lab_server, "moves", body)
+        assert (body[:20], status) == (body[:20], expected) and message
+
+
 @pytest.fixture(scope="module")
 def readonly_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     server = start_server("lab", tmp_path_factory.mktemp("jupyter-readonly"),

@@ -147,3 +147,35 @@ def test_findings_refresh_when_the_fix_is_saved(page: Any, lab_server: Server) -
         "fix_me.ipynb: 0 error(s)")
     cells = nb.on_disk()["cells"]
     assert cells[THEOREM_CELL + 1]["metadata"]["mechnb"] == {"role": "interpretation"}
+
+
+def test_moves_side_bar_follows_the_active_abstract_cell(page: Any, lab_server: Server) -> None:
+    lab_server.copy_fixture(SEEDED, "moves.ipynb")
+    nb = NotebookPage(page, lab_server, "moves.ipynb").open()
+    nb.select(1)
+    nb.command("mechnb:show-moves")
+    # the panel follows the active cell (debounced): cell 1 is the context, not the abstract
+    page.locator(".jp-mechnb-moves .jp-mechnb-moves-note", has_text="not the abstract").wait_for()
+    # make cell 0 the abstract, with text that must be shown, not parsed, by the panel
+    nb.select(0)
+    nb.command("mechnb:set-role", {"role": "abstract", "label": ""})
+    nb.eval("panel.content.widgets[0].model.sharedModel.setSource(arg); return true;",
+            "Induction heads <img src=x onerror=alert(1)> copy tokens. How they form "
+            "remains unclear.")
+    sentences = page.locator(".jp-mechnb-moves-sentence")
+    sentences.nth(1).wait_for()
+    assert sentences.count() == 2
+    assert sentences.nth(0).get_attribute("data-moves") == "context"
+    assert "<img src=x onerror=alert(1)>" in sentences.nth(0).inner_text()
+    assert page.locator(".jp-mechnb-moves img").count() == 0
+    assert sentences.nth(1).get_attribute("data-moves") == "gap"
+    missing = page.locator(".jp-mechnb-moves-missing > li[data-move='validation']")
+    assert missing.locator(".jp-mechnb-moves-phrase").count() == 2
+    # an unsaved edit updates the panel (debounced), without saving the notebook
+    nb.eval("panel.content.widgets[0].model.sharedModel.setSource(arg); return true;",
+            "Induction heads copy tokens. How they form remains unclear. Experiments on "
+            "GPT-2 confirm the prediction.")
+    page.locator(".jp-mechnb-moves-sentence[data-moves='validation']").wait_for()
+    assert page.locator(".jp-mechnb-moves-missing > li[data-move='validation']").count() == 0
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "moves-sidebar.png"))
