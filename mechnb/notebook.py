@@ -43,6 +43,7 @@ FORMAT_FINDINGS = {
     "malformed-notebook-metadata": ("MECH903", Severity.WARNING),
     "duplicate-label": ("MECH904", Severity.ERROR),
     "conflicting-role": ("MECH905", Severity.WARNING),
+    "upgraded-nbformat": ("MECH035", Severity.INFO),
 }
 
 CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
@@ -303,23 +304,54 @@ def _read_meta(raw: Any, findings: list[Finding]) -> PaperMeta:
     )
 
 
-def paper_from_dict(nb: Mapping[str, Any], path: Path | None = None) -> Paper:
-    """Build a ``Paper`` from notebook JSON already loaded; raises only for non-notebooks."""
-    where = str(path) if path else "the notebook"
-    if not isinstance(nb, Mapping) or "cells" not in nb:
-        if isinstance(nb, Mapping) and "worksheets" in nb:
-            raise NotebookReadError(
-                f"{where} is an nbformat 3 notebook; convert it first with "
-                f"`jupyter nbconvert --to notebook --nbformat 4 {where}`")
-        raise NotebookReadError(f"{where} is not a Jupyter notebook (no 'cells' list)")
+def _is_old_format(nb: Mapping[str, Any]) -> bool:
     major = nb.get("nbformat")
-    if isinstance(major, int) and major < 4:
+    return "worksheets" in nb or (isinstance(major, int) and major < 4)
+
+
+def _upgrade(nb: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """An nbformat 4 copy of an nbformat 1–3 notebook (``nb`` itself is left untouched).
+
+    nbformat is imported here only: it costs about a second and only old notebooks need it.
+    """
+    import nbformat
+    from nbformat.reader import reads as read_any_version
+
+    try:
+        # reads() rejoins the old line lists into strings, as nbformat's own reader does
+        upgraded = nbformat.convert(read_any_version(json.dumps(nb)), 4)
+    except Exception as exc:  # nbformat raises many types for odd old notebooks
         raise NotebookReadError(
-            f"{where} is an nbformat {major} notebook; mechnb needs nbformat 4 — convert it "
-            f"with `jupyter nbconvert --to notebook --nbformat 4 {where}`")
+            f"{where} is an nbformat {nb.get('nbformat', '?')} notebook that could not be "
+            f"upgraded to nbformat 4 ({type(exc).__name__}: {exc}); convert it with "
+            f"`jupyter nbconvert --to notebook --nbformat 4 {where}`") from None
+    out: dict[str, Any] = json.loads(json.dumps(upgraded))
+    if not isinstance(out.get("cells"), list):
+        raise NotebookReadError(f"{where}: the upgraded notebook has no 'cells' list")
+    return out
+
+
+def paper_from_dict(nb: Mapping[str, Any], path: Path | None = None) -> Paper:
+    """Build a ``Paper`` from notebook JSON already loaded; raises only for non-notebooks.
+
+    nbformat 1–3 notebooks are upgraded in memory (an info finding says so); the file and
+    ``nb`` are never changed.
+    """
+    where = str(path) if path else "the notebook"
+    upgraded_from: object = None
+    if isinstance(nb, Mapping) and _is_old_format(nb):
+        upgraded_from = nb.get("nbformat", 3)
+        nb = _upgrade(nb, where)
+    if not isinstance(nb, Mapping) or "cells" not in nb:
+        raise NotebookReadError(f"{where} is not a Jupyter notebook (no 'cells' list)")
     if not isinstance(nb["cells"], list):
         raise NotebookReadError(f"{where}: 'cells' must be a list")
     findings: list[Finding] = []
+    if upgraded_from is not None:
+        findings.append(_finding(
+            "upgraded-nbformat",
+            f"this is an nbformat {upgraded_from} notebook; it was upgraded to nbformat 4 in "
+            f"memory (the file is unchanged; save it from Jupyter to upgrade it for good)"))
     meta = _read_meta(nb.get("metadata", {}), findings)
     cells = tuple(_read_cell(i, c, findings) for i, c in enumerate(nb["cells"]))
     seen: dict[str, int] = {}

@@ -46,6 +46,9 @@ _READING_DOCS = {
     "conflicting-role": ("Make the role metadata and the `mech:` tag agree.",
                          "`metadata.mechnb.role` and the `mech:<role>` tag disagree; the "
                          "metadata wins."),
+    "upgraded-nbformat": ("Save the notebook from Jupyter to store it as nbformat 4.",
+                          "The notebook is nbformat 3 or older; it is read through nbformat's "
+                          "upgrade in memory and the file is left unchanged."),
 }
 
 

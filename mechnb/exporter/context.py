@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -232,10 +233,32 @@ def markdown_inline(ctx: RenderContext, text: str) -> str:
     return out
 
 
+_TERMINAL_ESCAPE_RE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"             # CSI: colours, cursor moves (ESC [ 1;31 m)
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, hyperlinks
+    r"|\x1b[@-Z\\-_]?")                     # any other escape, or a lone ESC
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_text(text: str) -> str:
+    """``text`` as a terminal would show it: ANSI escapes and control characters removed.
+
+    nbconvert strips ANSI codes the same way; a carriage return keeps only what was written
+    after it (a progress bar's last state), and other control characters, which XeLaTeX cannot
+    typeset and would stop on, are dropped.
+    """
+    if not _CONTROL_RE.search(text):
+        return text
+    text = _TERMINAL_ESCAPE_RE.sub("", text.replace("\r\n", "\n"))
+    if "\r" in text:
+        text = "\n".join(line.rstrip("\r").rsplit("\r", 1)[-1] for line in text.split("\n"))
+    return _CONTROL_RE.sub("", text)
+
+
 def verbatim(text: str) -> str:
     """A ``verbatim`` environment holding ``text`` (typewriter lines if it contains the end
-    marker itself, which no verbatim environment can hold)."""
-    text = text.rstrip("\n")
+    marker itself, which no verbatim environment can hold); control characters are removed."""
+    text = terminal_text(text).rstrip("\n")
     if "\\end" not in text or not _verbatim_end(text):
         return "\\begin{verbatim}\n" + text + "\n\\end{verbatim}"
     lines = [escape_latex(line).replace(" ", "~") or "~" for line in text.split("\n")]

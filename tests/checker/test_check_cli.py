@@ -37,7 +37,7 @@ def test_exit_codes(path: Path, strict: bool, code: int) -> None:
     assert proc.returncode == code, proc.stderr
 
 
-@pytest.mark.parametrize("bad", ["missing.ipynb", "broken.ipynb", "nbformat3.ipynb",
+@pytest.mark.parametrize("bad", ["missing.ipynb", "broken.ipynb",
                                  "latin1.ipynb", "list.ipynb", "."])
 def test_unreadable_notebook_exits_2_with_a_clear_message(bad: str) -> None:
     path = FIXTURES / "unreadable" / bad

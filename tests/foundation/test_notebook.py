@@ -39,7 +39,6 @@ def test_reading_never_mutates_the_input(fixtures: Path) -> None:
 
 @pytest.mark.parametrize(("name", "message"), [
     ("broken.ipynb", "not valid notebook JSON"),
-    ("nbformat3.ipynb", "nbformat 3 notebook"),
     ("missing.ipynb", "no such notebook"),
 ])
 def test_unusable_notebooks_raise_a_clear_error(fixtures: Path, name: str, message: str) -> None:
