@@ -319,7 +319,7 @@ def _upgrade(nb: Mapping[str, Any], where: str) -> dict[str, Any]:
 
     try:
         # reads() rejoins the old line lists into strings, as nbformat's own reader does
-        upgraded = nbformat.convert(read_any_version(json.dumps(nb)), 4)
+        upgraded = nbformat.convert(read_any_version(json.dumps(nb)), 4)  # type: ignore[no-untyped-call]
     except Exception as exc:  # nbformat raises many types for odd old notebooks
         raise NotebookReadError(
             f"{where} is an nbformat {nb.get('nbformat', '?')} notebook that could not be "

@@ -56,8 +56,9 @@ def test_terminal_text_is_what_a_terminal_shows(raw: str, shown: str) -> None:
 
 
 def test_colour_codes_never_reach_the_tex(tmp_path: Path) -> None:
-    code, text, tex = export("ansi_outputs.ipynb", tmp_path, "--include-code")
+    code, _, tex = export("ansi_outputs.ipynb", tmp_path, "--include-code")
     body = tex.read_text("utf-8")
+    assert code == 0
     assert "\x1b" not in body and "\x00" not in body and "\x07" not in body and "\r" not in body
     assert "\\begin{verbatim}\nok\n100%\nbell\n\\end{verbatim}" in body
     assert "\\begin{verbatim}\nDataFrame\n\\end{verbatim}" in body
@@ -67,6 +68,6 @@ def test_colour_codes_never_reach_the_tex(tmp_path: Path) -> None:
 @needs_tex()
 @pytest.mark.parametrize("name", ["ansi_outputs.ipynb", "nbformat3.ipynb"])
 def test_foreign_notebook_compiles_with_code(name: str, tmp_path: Path) -> None:
-    code, text, tex = export(name, tmp_path, "--include-code", "--pdf")
+    _, text, tex = export(name, tmp_path, "--include-code", "--pdf")
     assert tex.with_suffix(".pdf").exists(), text
     assert "MECH810" not in text
