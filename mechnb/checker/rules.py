@@ -57,7 +57,7 @@ def _r(code: str, name: str, severity: Severity, summary: str, doc: str, check: 
     return Rule(code, name, severity, summary, doc, check, obligation, group)
 
 
-RULES: tuple[Rule, ...] = (
+RULES: tuple[Rule, ...] = tuple(sorted((
     _r("MECH001", "missing-required-role", E,
        "Add the missing gap / lens / limitations cell.",
        "The paper must state a `gap`, a `lens` and its `limitations` (every role whose "
@@ -260,8 +260,8 @@ RULES: tuple[Rule, ...] = (
     *(_r(code, slug, severity, _READING_DOCS[slug][0], _READING_DOCS[slug][1], _reading(code),
          group="format")
       for slug, (code, severity) in FORMAT_FINDINGS.items()),
-)
-"""Every rule, in the order they run and are documented."""
+), key=lambda rule: rule.code))
+"""Every rule, in code order (the order they run and are documented)."""
 
 RULES_BY_CODE: dict[str, Rule] = {r.code: r for r in RULES}
 
