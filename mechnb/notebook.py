@@ -309,6 +309,20 @@ def _is_old_format(nb: Mapping[str, Any]) -> bool:
     return "worksheets" in nb or (isinstance(major, int) and major < 4)
 
 
+def _with_v3_defaults(nb: Mapping[str, Any]) -> dict[str, Any]:
+    """A shallow copy with the keys nbformat's upgrade needs (absent in some old notebooks)."""
+    out = dict(nb)
+    if not isinstance(out.get("metadata"), Mapping):
+        out["metadata"] = {}
+    worksheets = out.get("worksheets")
+    if not isinstance(worksheets, list):
+        worksheets = []
+    out["worksheets"] = [
+        {**ws, "cells": ws["cells"] if isinstance(ws.get("cells"), list) else []}
+        for ws in worksheets if isinstance(ws, Mapping)]
+    return out
+
+
 def _upgrade(nb: Mapping[str, Any], where: str) -> dict[str, Any]:
     """An nbformat 4 copy of an nbformat 1–3 notebook (``nb`` itself is left untouched).
 
@@ -319,7 +333,7 @@ def _upgrade(nb: Mapping[str, Any], where: str) -> dict[str, Any]:
 
     try:
         # reads() rejoins the old line lists into strings, as nbformat's own reader does
-        upgraded = nbformat.convert(read_any_version(json.dumps(nb)), 4)  # type: ignore[no-untyped-call]
+        upgraded = nbformat.convert(read_any_version(json.dumps(_with_v3_defaults(nb))), 4)  # type: ignore[no-untyped-call]
     except Exception as exc:  # nbformat raises many types for odd old notebooks
         raise NotebookReadError(
             f"{where} is an nbformat {nb.get('nbformat', '?')} notebook that could not be "

@@ -71,3 +71,10 @@ def test_foreign_notebook_compiles_with_code(name: str, tmp_path: Path) -> None:
     _, text, tex = export(name, tmp_path, "--include-code", "--pdf")
     assert tex.with_suffix(".pdf").exists(), text
     assert "MECH810" not in text
+
+
+@pytest.mark.parametrize("name", ["nbformat3_no_worksheets.ipynb", "nbformat3_no_metadata.ipynb"])
+def test_old_notebook_missing_keys_still_exports(name: str, tmp_path: Path) -> None:
+    code, text, tex = export(name, tmp_path)
+    assert code == 0, text
+    assert "\\begin{document}" in tex.read_text("utf-8") and "MECH035" in text
