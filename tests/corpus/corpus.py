@@ -17,6 +17,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("nbformat==5.10.4", "nbconvert==7.16.6", "nbclient==0.10.2", "jupytext==1.17.3")
@@ -91,16 +92,17 @@ def is_json(nb: CorpusNotebook) -> bool:
     return True
 
 
-def export(nb: CorpusNotebook, workdir: Path, *, pdf: bool) -> Outcome:
+def export(nb: CorpusNotebook, workdir: Path, *, pdf: bool, extra: tuple[str, ...] = ()
+           ) -> Outcome:
     """Run the real CLI on a copy of ``nb`` (same file name) inside ``workdir``."""
-    folder = workdir / nb.digest[:16]
+    folder = workdir / (nb.digest[:16] + "".join(extra).replace("-", "_"))
     folder.mkdir(parents=True, exist_ok=True)
     src = folder / Path(nb.key).name
     src.write_bytes(nb.data)
     out = folder / "out"
     start = time.perf_counter()
     proc = subprocess.run([str(MECHNB), "export", str(src), "-o", str(out), "--include-code",
-                           *(["--pdf"] if pdf else [])],
+                           *(["--pdf"] if pdf else []), *extra],
                           capture_output=True, text=True, timeout=300, cwd=folder)
     seconds = time.perf_counter() - start
     return Outcome(nb.key, proc.returncode, proc.stderr,
@@ -116,9 +118,9 @@ def export_all(nbs: list[CorpusNotebook], workdir: Path, *, pdf: bool,
         return list(pool.map(lambda nb: export(nb, workdir, pdf=pdf), nbs))
 
 
-def known() -> dict[str, dict[str, str]]:
+def known() -> dict[str, dict[str, Any]]:
     """``known.json``: invalid-JSON notebooks and known-uncompilable ones, each with a reason."""
-    data: dict[str, dict[str, str]] = json.loads(KNOWN.read_text("utf-8"))
+    data: dict[str, dict[str, Any]] = json.loads(KNOWN.read_text("utf-8"))
     return data
 
 
