@@ -295,6 +295,10 @@ def _macros(doc: Document) -> str:
     return "\n% Macros the notebook defines in its math\n" + "\n".join(doc.macros)
 
 
+MATHJAX_ONLY_RE = re.compile(r"\\(?:gt|lt|bbox|class|cssId|style|require)(?![A-Za-z])")
+"""A MathJax-only macro that ``mathjax.tex`` defines for LaTeX."""
+
+
 def _extra_packages(doc: Document, template: str, body: str,
                     annotations: Sequence[Finding]) -> str:
     parts = []
@@ -305,6 +309,8 @@ def _extra_packages(doc: Document, template: str, body: str,
     if symbols:
         parts.append("% Unicode symbols written inside math\n\\usepackage{newunicodechar}\n"
                      + "\n".join(symbols) + "\n")
+    if MATHJAX_ONLY_RE.search(body):
+        parts.append(data_text("mathjax.tex"))
     if annotations:
         parts.append(data_text("annotate.tex"))
     return "".join(parts).rstrip("\n")

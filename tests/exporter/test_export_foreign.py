@@ -78,3 +78,24 @@ def test_old_notebook_missing_keys_still_exports(name: str, tmp_path: Path) -> N
     code, text, tex = export(name, tmp_path)
     assert code == 0, text
     assert "\\begin{document}" in tex.read_text("utf-8") and "MECH035" in text
+
+
+def test_mathjax_only_macros_get_definitions_and_the_math_is_untouched(tmp_path: Path) -> None:
+    code, text, tex = export("mathjax_macros.ipynb", tmp_path)
+    body = tex.read_text("utf-8")
+    assert code == 0, text
+    assert "\\providecommand{\\gt}{>}" in body and "\\providecommand{\\bbox}[2][]{#2}" in body
+    assert "$a \\gt b$" in body and "$\\bbox[yellow,5px]{x}$" in body
+
+
+@pytest.mark.tex
+@needs_tex()
+@pytest.mark.parametrize("engine", ["pdflatex", "xelatex"])
+def test_mathjax_only_macros_compile(engine: str, tmp_path: Path) -> None:
+    _, text, tex = export("mathjax_macros.ipynb", tmp_path, "--pdf", "--engine", engine)
+    assert tex.with_suffix(".pdf").exists(), text
+
+
+def test_no_mathjax_definitions_when_unused(tmp_path: Path) -> None:
+    _, _, tex = export("nbformat3.ipynb", tmp_path)
+    assert "\\providecommand{\\gt}" not in tex.read_text("utf-8")
