@@ -80,3 +80,9 @@ def test_theorem_and_proof_heads_are_chinese_style(pdf_text: str) -> None:
     assert "定理 1（非形式化）" in pdf_text
     assert "证明概要 完整的论证" in pdf_text and "证明 由式" in pdf_text
     assert not re.search(r"定理 1 ?\(|证明概要\.|证明\.|Proof", pdf_text)
+
+
+def test_caption_label_is_followed_by_a_space_not_a_colon(pdf_text: str) -> None:
+    assert re.search(r"图 ?1 验证定理 1：", pdf_text)
+    assert not re.search(r"图 ?1 ?[:：]", pdf_text)
+    assert re.search(r"图 1 给出了数值验证", pdf_text)
