@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from ..findings import Finding, Severity
 from ..notebook import FORMAT_FINDINGS
-from . import engine, moves, references, structure, symbols, text
+from . import engine, evidence, moves, paper, references, structure, symbols, text
 from .document import Document
 from .rule import Rule
 
@@ -232,6 +232,72 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "pdfLaTeX cannot typeset (an emoji, a dingbat, a script without a LaTeX encoding); "
        "CJK is typeset by ctex.",
        engine.check_pdflatex_characters, group="tex"),
+    _r("MECH045", "reference-not-exported", E,
+       "Run the cell that defines the label, or reference a label the paper exports.",
+       "`check` predicts the PDF: a reference to a label that exists only in the notebook — "
+       "the label of an unrun code cell or of one without an includable figure or captioned "
+       "table, of a `note`, the title or the abstract, a `\\label` in a `note` or non-LaTeX raw "
+       "cell — would print ?? after `export --pdf`.",
+       evidence.check_export_references, group="references"),
+    _r("MECH046", "placeholder-evidence", E,
+       "Replace the template's stand-ins with real measurements and delete the markers.",
+       "A code cell whose `validates` names a statement is evidence only if it measures "
+       "something: not while it keeps the templates' `# mechnb: pending` line, derives "
+       "\"measured\" values from the prediction plus noise, fakes the intervention with a "
+       "hard-coded switch (`= 0.0 if intervene else 1.0`) or a made-up sequence "
+       "(`measured = np.linspace(…)`), or still says TODO / FIXME / XXX / TBD or holds a "
+       "template slot string such as `\"[quantity]\"`.",
+       evidence.check_placeholder_evidence),
+    _r("MECH047", "paper-sections", W,
+       "Give the introduction, theory, experiments and conclusion a `#` section each.",
+       "The main text is shaped like a paper: its top-level headings make sections, and the "
+       "introduction (context / gap / question cells), the theory or mechanism (setup, "
+       "definitions, statements, formulas), the experiments and the conclusion each sit in a "
+       "section of their own; a paper without a `conclusion` cell has a section headed "
+       "Conclusion / Summary / 结论. Notebooks with fewer than two of the four parts are "
+       "fragments and are not checked.",
+       paper.check_sections, group="paper"),
+    _r("MECH048", "heading-levels", W,
+       "Start sections at `#` and never skip a level.",
+       "Headings that become sections are consistent: the main text's top level is `#` "
+       "(`\\section`), and a heading is at most one level deeper than the one before it "
+       "(headings inside theorem-like cells are their titles and do not count).",
+       paper.check_heading_levels, group="paper"),
+    _r("MECH049", "table-without-caption", W,
+       "Set `metadata.mechnb.caption` and a `tab:` label on the cell.",
+       "A code cell with a role whose output is a table (`text/latex` tabular or a markdown "
+       "pipe table) has a caption and a label, like a figure: the export places both on the "
+       "table. A table next to a figure in the same cell gets neither (they go to the figure).",
+       paper.check_table_caption, group="paper"),
+    _r("MECH050", "reference-in-abstract", W,
+       "Name the result in words; keep `\\cref` out of the abstract.",
+       "The abstract is read on its own (listings, search results), where \"Theorem 2\" means "
+       "nothing: no `\\ref`/`\\cref`/`\\eqref` in an `abstract` cell.",
+       paper.check_abstract_references, group="paper"),
+    _r("MECH051", "formula-without-intuition", W,
+       "Add a sentence of intuition (\"Intuitively, …\") after the formula.",
+       "Seed checklist: a key formula (as in MECH010) is followed, in its cell or the next "
+       "one, by an intuition sentence (\"intuitively\", \"in words\", \"that is\", \"this "
+       "means\", \"直观\", \"也就是说\"…).",
+       paper.check_intuition, group="paper"),
+    _r("MECH052", "derivation-without-align", W,
+       "Write the derivation as one `align`, one step per line.",
+       "Seed checklist: a multi-step derivation uses `align`: a display that starts with a "
+       "relation (continuing the previous display), or one display outside align-like "
+       "environments with a line break or three or more relations, is reported.",
+       paper.check_derivation_align, group="paper"),
+    _r("MECH053", "theorem-without-proof-sketch", W,
+       "Sketch the proof after the main theorem, or point to it.",
+       "Seed checklist: the main theorem (as in MECH012) is followed in the main text by a "
+       "`proof` (a sketch is enough) or a sentence pointing to the proof in the appendix; an "
+       "experiment alone does not explain why it holds.",
+       paper.check_proof_sketch, group="paper"),
+    _r("MECH054", "implication-not-translated", W,
+       "Say what the result means for attention / LLM behaviour.",
+       "Seed checklist: a paper with a theorem or claim has an `implication` cell that "
+       "translates the result back to the model: attention, heads, tokens, layers, prompts, "
+       "training, LLMs (注意力、词元、训练…).",
+       paper.check_implication, group="paper"),
     _r("MECH060", "abstract-missing-move", W,
        "Add a sentence that makes the missing move (`mechnb phrases --function abstract`).",
        "The `abstract` cell makes every move of a mechanism paper: context, gap, contribution "

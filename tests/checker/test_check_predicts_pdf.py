@@ -1,0 +1,44 @@
+"""``check`` predicts the PDF: a clean check means no ``??`` after ``export --pdf`` (real TeX)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mechnb.checker import check
+from mechnb.findings import Severity
+
+pytestmark = pytest.mark.tex
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "checker" / "predicts_pdf"
+_UNDEFINED = re.compile(r"Reference `([^']+)' on page \d+ undefined")
+
+
+def _undefined_in_pdf(path: Path, out: Path) -> set[str]:
+    from mechnb.exporter import export
+
+    result = export(path, out, pdf=True)
+    assert result.pdf_path is not None, [f.format(path.name) for f in result.findings]
+    assert result.log_path is not None
+    return set(_UNDEFINED.findall(result.log_path.read_text("utf-8", errors="replace")))
+
+
+@pytest.mark.parametrize("name", ["unplaced", "placed"])
+def test_every_reference_the_pdf_cannot_resolve_is_an_error_of_check(tmp_path: Path,
+                                                                     name: str) -> None:
+    if shutil.which("latexmk") is None:
+        pytest.skip("TeX Live (latexmk) is not installed")
+    path = FIXTURES / f"{name}.ipynb"
+    errors = [f for f in check(path) if f.severity == Severity.ERROR]
+    reported = {label for f in errors for label in f.labels}
+    undefined = _undefined_in_pdf(path, tmp_path / "out")
+    # check clean => no ?? ; and each ?? is named by an error finding, nothing more
+    assert undefined == reported
+    if name == "unplaced":
+        assert undefined == {"fig:scores", "exp:ablate", "abs:main", "fig:svg", "tab:acc"}
+        assert {f.code for f in errors} == {"MECH045"}
+    else:
+        assert errors == [] and undefined == set()
