@@ -102,10 +102,8 @@ def test_the_cli_module_imports_only_argparse() -> None:
     assert "mechnb.moves.analyser" not in out and "mechnb.notebook" not in out
 
 
-@pytest.mark.xfail(strict=True, reason="the example abstracts make no context, gap or "
-                                       "implication move yet (issue 14); when they do, drop "
-                                       "this mark and the [tool.mechnb] entry in pyproject.toml")
-@pytest.mark.parametrize("stem", ["example_paper", "example_paper_zh"])
+@pytest.mark.parametrize("stem", ["example_paper", "example_paper_zh", "failure_paper",
+                                  "expressivity_paper_zh"])
 def test_the_example_papers_make_every_move(stem: str) -> None:
     from mechnb.moves import analyse_paper
     from mechnb.notebook import read_paper
