@@ -13,8 +13,11 @@ UNITS: dict[str, str] = {
     "brackets": "[", "image-brackets": "![", "citation-brackets": "[@", "slots": "[a ",
     "dollars": "$", "braces": "{", "backslashes": "\\", "carets": "^^", "begin": "\\begin{",
     "less-than": "<", "special": "\\special{", "hashes": "#",
+    "text-args": "\\text{a_", "display-envs": "\\begin{align}",
 }
 """Name → the unit repeated to fill the cell."""
+MATH = {"text-args": "$$", "display-envs": "$"}
+"""Units repeated inside one math span (opened by this delimiter), not in prose."""
 
 
 def adversarial_source(name: str) -> str:
@@ -22,7 +25,7 @@ def adversarial_source(name: str) -> str:
     if name == "heading":
         return "# x" + " " * SIZE + "y\n"
     unit = UNITS[name]
-    return (unit * (SIZE // len(unit) + 1))[:SIZE]
+    return MATH.get(name, "") + (unit * (SIZE // len(unit) + 1))[:SIZE]
 
 
 def write_adversarial(folder: Path, name: str) -> Path:

@@ -23,7 +23,9 @@ from .structure import key_equations
 if TYPE_CHECKING:
     from .rule import Rule
 
-_HEADING = re.compile(r"(?m)^[ \t]{0,3}(#{1,6})[ \t]+([^\n]*?)[ \t#]*$")
+# greedy text, trailing " #" stripped in code: a lazy group before [ \t#]*$ is quadratic on a
+# heading padded with spaces
+_HEADING = re.compile(r"(?m)^[ \t]{0,3}(#{1,6})[ \t]+([^\n]*)$")
 _SECTION_KINDS = frozenset({None, "text", "evidence", "appendix"})
 """Role LaTeX kinds whose headings become sections (in environments a heading is the title)."""
 PARTS: dict[str, frozenset[str]] = {
@@ -95,7 +97,8 @@ def headings(doc: Document) -> list[Heading]:
                  for m in _HEADING.finditer(scan.source, s.start, s.end)]
         if idx == title and found:
             found = found[1:]  # the title heading is \title, not a section
-        out.extend(Heading(len(m.group(1)), m.group(2).strip(), idx, m.start()) for m in found)
+        out.extend(Heading(len(m.group(1)), m.group(2).rstrip(" \t#").strip(), idx, m.start())
+                   for m in found)
     return out
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from ..findings import Finding, Severity
 from ..notebook import FORMAT_FINDINGS
-from . import engine, evidence, moves, paper, references, structure, symbols, text
+from . import engine, evidence, mathjax, moves, paper, references, structure, symbols, text
 from .document import Document
 from .rule import Rule
 
@@ -225,6 +225,29 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "contain no character that would end or escape the name in the .tex (spaces, "
        "`# % \\ { } $ & ~ ^ ,`); the exporter drops such names.",
        text.check_names, group="references"),
+    _r("MECH036", "text-special-in-math", W,
+       "Escape the character inside `\\text{…}` (`\\_`, `\\^{}`, `\\#`, `\\&`, `\\%`).",
+       "Inside math, the argument of `\\text`, `\\textrm`, `\\textit`, `\\textbf`, "
+       "`\\textsf`, `\\texttt`, `\\mbox` or `\\hbox` holds no bare `_ ^ # & %` (math nested "
+       "in it with `$…$` may): MathJax prints them, LaTeX stops (\"Missing $ inserted\"…).",
+       mathjax.check_text_specials, group="tex"),
+    _r("MECH037", "mathjax-only-command", W,
+       "Rewrite the command in LaTeX (the message says how).",
+       "Math uses a command that Jupyter's MathJax renders and LaTeX with mechnb's preamble "
+       "rejects: `\\LaTeX`/`\\TeX` and `\\url` (text only), `\\unicode`, `\\enclose`, "
+       "`\\Space`, `\\Tiny`, `\\toggle`, `\\mathtip`, `\\texttip`, and the extensions "
+       "`\\cancel…` (cancel) and `\\ce`/`\\pu` (mhchem), whose LaTeX packages are not "
+       "loaded. The harmless MathJax-only macros (`\\gt`, `\\lt`, `\\bbox`, `\\class`, "
+       "`\\cssId`, `\\style`, `\\require`) are defined by the exporter and not reported.",
+       mathjax.check_mathjax_only, group="tex"),
+    _r("MECH038", "nested-display-math", W,
+       "Write the display environment on its own, or use its inner form (`aligned`…).",
+       "A display environment (`equation`, `align`, `gather`, `multline`, `flalign`, "
+       "`alignat`, `eqnarray`, starred or not) inside inline math `$…$`, inside `$$…$$` "
+       "together with other math, or inside another display environment. MathJax renders it; "
+       "LaTeX stops. `$$\\begin{align}…\\end{align}$$` alone is fine (exported as the bare "
+       "environment).",
+       mathjax.check_nested_display, group="tex"),
     _r("MECH040", "pdflatex-unsupported-character", E,
        "Replace the character or write it as a LaTeX command (or choose XeLaTeX).",
        "When the paper compiles with pdfLaTeX (`metadata.mechnb.engine`, else every English "

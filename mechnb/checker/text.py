@@ -35,11 +35,22 @@ _EXAMPLE_HINT = re.compile(r"\be\.g\.|例如")
 _LINK_DEF = re.compile(r"(?m)^[ \t]{0,3}\[([^\]\n]+)\]:")
 
 
+BALANCE_FINDINGS_PER_CELL = 20
+"""Unbalanced delimiters reported one by one per cell; the rest are counted in one finding
+(60,000 stray braces are one mistake repeated, and printing each would take seconds)."""
+
+
 def check_balanced(doc: Document, rule: Rule) -> Iterator[Finding]:
     """Braces, ``$``/``$$`` and environments balance, reported at both ends."""
     for idx, scan in doc.scans.items():
-        for problem in scan.problems:
+        for problem in scan.problems[:BALANCE_FINDINGS_PER_CELL]:
             yield rule.at(doc, problem.message, idx, problem.start)
+        rest = scan.problems[BALANCE_FINDINGS_PER_CELL:]
+        if rest:
+            yield rule.at(doc, f"{len(rest)} more unbalanced delimiters in this cell, the first "
+                               f"at {scan.where(rest[0].start)} (only the first "
+                               f"{BALANCE_FINDINGS_PER_CELL} are listed one by one)",
+                          idx, rest[0].start)
 
 
 BUILTIN_TEMPLATES = ("article", "ctexart")

@@ -20,7 +20,7 @@ from ..paper_paths import resolve_in_folder
 from .codes import export_finding
 from .context import RenderCache, cache_disabled
 from .document import ExportOptions, build_document, safe_stem
-from .engines import choose_engine, pdftex_findings
+from .engines import choose_engine, fallback_engine, pdftex_findings
 from .latex import RenderedTex, render_latex
 from .styles import Style, parse_style, resolve_style
 from .writer import write_export
@@ -85,7 +85,8 @@ def render(paper: Paper, *, template: str | None = None, include_code: bool = Fa
 
     ``cache`` (see ``RenderCache.load``) skips re-rendering markdown seen in an earlier export.
     ``engine`` and ``style`` override ``metadata.mechnb.engine`` / ``.style``. With pdfLaTeX,
-    every character it cannot typeset is a finding at its cell.
+    every character it cannot typeset is a finding at its cell; when nobody chose pdfLaTeX
+    (no ``engine``, no metadata) the paper then compiles with XeLaTeX (``fallback_engine``).
     """
     stem = paper.path.stem if paper.path else "paper"
     options = ExportOptions(include_code=include_code, files_dir=f"{safe_stem(stem)}_files")
@@ -106,7 +107,11 @@ def render(paper: Paper, *, template: str | None = None, include_code: bool = Fa
         template = notebook_template(paper, findings)
     rendered = render_latex(doc, template, annotations=annotations, base_dir=base, style=style)
     if chosen.name == "pdflatex":
-        findings += pdftex_findings(rendered, {c.index: c.source for c in paper.cells})
+        unsupported = pdftex_findings(rendered, {c.index: c.source for c in paper.cells})
+        findings += unsupported
+        chosen, note = fallback_engine(paper, engine, chosen, unsupported)
+        if note is not None:
+            findings.append(note)
     return ExportResult(latex=rendered.text, resources=resources, findings=findings,
                         paper=paper, rendered=rendered, citations=doc.citations, cache=cache,
                         engine=chosen.name, style=style)

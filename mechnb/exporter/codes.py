@@ -22,6 +22,8 @@ EXPORT_FINDINGS: dict[str, tuple[str, Severity]] = {
     "resource-outside-paper": ("MECH815", Severity.ERROR),
     "invalid-path": ("MECH816", Severity.WARNING),
     "invalid-citation-key": ("MECH817", Severity.WARNING),
+    "engine-fallback": ("MECH820", Severity.INFO),
+    "missing-glyph": ("MECH821", Severity.WARNING),
     "pdflatex-unsupported-character": ("MECH825", Severity.ERROR),
     "invalid-style": ("MECH826", Severity.ERROR),
     "style-not-found": ("MECH827", Severity.ERROR),

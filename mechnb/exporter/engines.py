@@ -52,6 +52,35 @@ def choose_engine(paper: Paper, requested: str | None = None) -> Engine:
     return ENGINES[name]
 
 
+FALLBACK_ENGINE = "xelatex"
+"""What an English paper compiles with when nobody chose an engine and pdfLaTeX cannot
+typeset some of its characters."""
+
+
+def fallback_engine(paper: Paper, requested: str | None, chosen: Engine,
+                    unsupported: list[Finding]) -> tuple[Engine, Finding | None]:
+    """The engine to compile with, given the pdfLaTeX pre-check's findings ``unsupported``.
+
+    Only the *default* engine gives way: with neither ``--engine`` nor
+    ``metadata.mechnb.engine``, a paper pdfLaTeX would stop at compiles with XeLaTeX (a draft
+    that opens beats a failed compile) and an info finding says so; the MECH825 errors stay,
+    because arXiv and most venues compile with pdfLaTeX. An engine someone chose is obeyed.
+    """
+    if chosen.name != "pdflatex" or not unsupported or requested or paper.meta.engine:
+        return chosen, None
+    cells = sorted({f.cell for f in unsupported if f.cell is not None})
+    where = (f"cell {cells[0]}" if len(cells) == 1 else
+             f"cells {', '.join(map(str, cells[:5]))}{' …' if len(cells) > 5 else ''}"
+             if cells else "the paper")
+    note = export_finding(
+        "engine-fallback",
+        f"compiled with XeLaTeX, not pdfLaTeX (the default for English papers): {where} "
+        f"{'has' if len(cells) <= 1 else 'have'} characters pdfLaTeX cannot typeset (MECH825). "
+        "arXiv compiles with pdfLaTeX: replace them before submitting, or choose the engine "
+        "with --engine or metadata.mechnb.engine")
+    return ENGINES[FALLBACK_ENGINE], note
+
+
 # --------------------------------------------------------------------------- pdfLaTeX pre-check
 
 _COMMENT_RE = re.compile(r"(?<!\\)%.*")

@@ -58,6 +58,14 @@ _LINE_RE = re.compile(r"^l\.(\d+) ?")
 _COMMAND_RE = re.compile(r"\\[A-Za-z@]+")
 _UNDEF_REF_RE = re.compile(
     r"LaTeX Warning: Reference [`']([^']+)' on page \S+ undefined on input line (\d+)")
+_MISSING_CHAR_RE = re.compile(
+    r"^Missing character: There is no (?P<char>.{1,8}?) \(U\+(?P<code>[0-9A-Fa-f]{4,6})\) "
+    r"in font (?P<font>[^\n]{0,200}?)!?$", re.MULTILINE)
+"""XeTeX's and LuaTeX's note for a character the current font has no glyph for (LaTeX sets
+``\tracinglostchars=2``, so it is logged); the character is left out of the PDF."""
+_FONT_NAME_RE = re.compile(r"^\[?\"?([^\]:;\"/]*)")
+MISSING_GLYPHS_SHOWN = 6
+"""Characters named one by one in a missing-glyph finding; the rest are counted."""
 _UNDEF_CITE_RE = re.compile(
     r"(?:Package natbib Warning|LaTeX Warning): Citation [`']([^']+)' on page \S+ undefined "
     r"on input line (\d+)")
@@ -169,6 +177,59 @@ def parse_log(log: str, tex_name: str, cells: tuple[int | None, ...],
     return findings
 
 
+
+
+def missing_glyphs(log: str, tex: str, cells: tuple[int | None, ...],
+                   sources: Mapping[int, str] | None = None) -> list[Finding]:
+    """One ``missing-glyph`` finding per cell whose characters a font of the compile lacks.
+
+    TeX logs a lost character without a line number, so each is traced back through the
+    ``.tex`` text: every line holding it gives its cell (a notebook-level finding when it is
+    only in the title or preamble), and the cell source its line and column.
+    """
+    if "Missing character" not in log:
+        return []
+    fonts: dict[str, set[str]] = {}
+    for m in _MISSING_CHAR_RE.finditer(log):
+        char = chr(int(m.group("code"), 16))
+        name = _FONT_NAME_RE.match(m.group("font").strip())
+        fonts.setdefault(char, set()).add(name.group(1).strip() if name else "?")
+    if not fonts:
+        return []
+    by_cell: dict[int | None, list[str]] = {}
+    for n, line in enumerate(tex.split("\n"), 1):
+        if line.isascii():
+            continue
+        for char in fonts:
+            if char in line:
+                held = by_cell.setdefault(_cell_for(cells, n), [])
+                if char not in held:
+                    held.append(char)
+    traced = {c for chars in by_cell.values() for c in chars}
+    if len(traced) < len(fonts):  # spelled differently in the .tex (e.g. by a macro)
+        by_cell.setdefault(None, []).extend(c for c in fonts if c not in traced)
+    findings = []
+    for cell, chars in sorted(by_cell.items(), key=lambda kv: -1 if kv[0] is None else kv[0]):
+        shown = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in chars[:MISSING_GLYPHS_SHOWN])
+        more = (f" and {len(chars) - MISSING_GLYPHS_SHOWN} more"
+                if len(chars) > MISSING_GLYPHS_SHOWN else "")
+        used = sorted({f for c in chars for f in fonts[c]})
+        font_names = " / ".join(used[:3]) + (" …" if len(used) > 3 else "")
+        one = len(chars) == 1
+        finding = export_finding(
+            "missing-glyph",
+            f"{shown}{more} {'is' if one else 'are'} missing from the PDF: the font "
+            f"{font_names} has no glyph for {'it' if one else 'them'} and TeX left "
+            f"{'it' if one else 'them'} out; replace {'it' if one else 'them'} (words or a LaTeX "
+            "symbol), or export with a template whose fonts have the glyph",
+            cell, labels=tuple(f"U+{ord(c):04X}" for c in chars))
+        if sources is not None and cell is not None:
+            found = min((p for p in (locate(sources.get(cell, ""), c) for c in chars) if p),
+                        default=None)
+            if found:
+                finding = replace(finding, line=found[0], column=found[1])
+        findings.append(finding)
+    return findings
 
 
 def _safe_relative(rel: str) -> PurePosixPath:
@@ -318,8 +379,10 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
         if progress:
             progress(f"{previous['.pdf']} is up to date (same input as its last compile)")
         log_text = (_read_regular(previous[".log"]) or b"").decode("utf-8", "replace")
+        cells = line_cells(text)
         return PdfResult(pdf=previous[".pdf"], log=previous[".log"],
-                         findings=parse_log(log_text, f"{stem}.tex", line_cells(text), sources),
+                         findings=parse_log(log_text, f"{stem}.tex", cells, sources)
+                         + missing_glyphs(log_text, text, cells, sources),
                          files=previous)
     workdir = Path(tempfile.mkdtemp(prefix="mechnb-tex-"))  # mode 0700, ours alone
     try:
@@ -335,7 +398,10 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
             progress(f"compiling {tex_path.name} with latexmk {ENGINES[engine]} {how} …")
         returncode = _run(cmd, workdir, env, timeout, progress)
         log_text = (_read_regular(workdir / f"{stem}.log") or b"").decode("utf-8", "replace")
-        findings = parse_log(log_text, f"{stem}.tex", line_cells(text), sources)
+        cells = line_cells(text)
+        findings = parse_log(log_text, f"{stem}.tex", cells, sources)
+        if engine != "pdflatex":  # pdfLaTeX stops at such characters instead (MECH825)
+            findings += missing_glyphs(log_text, text, cells, sources)
         copied = _copy_back(workdir, stem, tex_path, suffixes[1:] if returncode else suffixes)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

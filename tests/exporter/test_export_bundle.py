@@ -161,11 +161,14 @@ def test_undefined_reference_fails_the_arxiv_bundle(paper_dir: Path, tmp_path: P
     assert (tmp_path / "undefined_reference-arxiv-check.log").exists()
 
 
-def test_character_pdflatex_lacks_fails_the_arxiv_bundle_at_its_cell(tmp_path: Path) -> None:
+@pytest.mark.parametrize("engine", [(), ("--engine", "xelatex")], ids=["default", "xelatex"])
+def test_character_pdflatex_lacks_fails_the_arxiv_bundle_at_its_cell(
+        tmp_path: Path, engine: tuple[str, ...]) -> None:
+    # arXiv compiles with pdfLaTeX: the bundle never falls back to XeLaTeX, whatever --pdf used
     nb = FIXTURES / "engines" / "pdflatex_characters.ipynb"
-    code, _, err = run_cli(str(nb), "-o", str(tmp_path), "--bundle", "arxiv", "--engine",
-                           "xelatex")
+    code, _, err = run_cli(str(nb), "-o", str(tmp_path), "--pdf", "--bundle", "arxiv", *engine)
     assert code == 1
+    assert (tmp_path / "pdflatex_characters.pdf").exists()  # the draft PDF did compile
     # the checker's MECH040 says it (the exporter's MECH825 twin is not repeated)
     assert "pdflatex_characters.ipynb[cell 2]:1:10: MECH040 error" in err
     assert not list(tmp_path.glob("*.tar.gz"))
@@ -173,8 +176,9 @@ def test_character_pdflatex_lacks_fails_the_arxiv_bundle_at_its_cell(tmp_path: P
 
 def test_pdflatex_log_error_maps_to_the_cell(tmp_path: Path) -> None:
     nb = FIXTURES / "engines" / "pdflatex_characters.ipynb"
-    code, _, err = run_cli(str(nb), "-o", str(tmp_path), "--pdf")
+    code, _, err = run_cli(str(nb), "-o", str(tmp_path), "--pdf", "--engine", "pdflatex")
     assert code == 1
+    assert "MECH820" not in err  # an engine someone chose is obeyed
     lines = [ln for ln in err.splitlines() if "[cell 2]" in ln]
     assert len(lines) == 1 and "MECH040" in lines[0]  # neither TeX's error nor MECH825 repeat it
 

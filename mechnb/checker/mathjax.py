@@ -1,0 +1,223 @@
+"""Math that Jupyter renders (MathJax) but LaTeX rejects, found before TeX fails (MECH036-038).
+
+MathJax is lenient where LaTeX is not: ``_`` inside ``\\text{…}``, text-only commands in math,
+a display environment inside ``$…$``, and macros of MathJax extensions that no LaTeX package
+mechnb loads. The exporter copies math unchanged (it only defines the harmless MathJax-only
+macros, ``data/latex/mathjax.tex``), so each of these would stop the compile; the rules point at
+the cell and line first. They read the math spans of the checker's own scanner (``texscan``);
+every pattern is linear and each text argument is walked once.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..findings import Finding
+from .document import Document
+from .texscan import Span
+
+if TYPE_CHECKING:
+    from .rule import Rule
+
+TEXT_COMMANDS = ("text", "textrm", "textit", "textbf", "textsf", "texttt", "mbox", "hbox")
+"""Commands whose argument MathJax and LaTeX both typeset as text inside math."""
+TEXT_SPECIALS = {
+    "_": "`_` (a subscript)", "^": "`^` (a superscript)", "#": "`#` (a macro parameter)",
+    "&": "`&` (an alignment tab)", "%": "`%` (a comment: TeX drops the rest of the line)",
+}
+"""Characters MathJax prints literally inside ``\\text{…}`` and LaTeX reads as TeX syntax."""
+ESCAPED = {"_": "\\_", "^": "\\^{}", "#": "\\#", "&": "\\&", "%": "\\%"}
+"""How each of ``TEXT_SPECIALS`` is written in LaTeX text."""
+
+MATHJAX_ONLY: dict[str, str] = {
+    "LaTeX": "LaTeX's `\\LaTeX` works in text only; write `\\text{\\LaTeX}`",
+    "TeX": "LaTeX's `\\TeX` works in text only; write `\\text{\\TeX}`",
+    "url": "hyperref's `\\url` cannot be used in math; move the link out of the math",
+    "unicode": "`\\unicode{…}` exists only in MathJax; type the character itself or use a LaTeX "
+               "symbol command",
+    "cancel": "`\\cancel` is MathJax's cancel extension; mechnb's templates do not load the "
+              "LaTeX `cancel` package (use a template that does, or write it another way)",
+    "bcancel": "`\\bcancel` is MathJax's cancel extension; mechnb's templates do not load the "
+               "LaTeX `cancel` package",
+    "xcancel": "`\\xcancel` is MathJax's cancel extension; mechnb's templates do not load the "
+               "LaTeX `cancel` package",
+    "cancelto": "`\\cancelto` is MathJax's cancel extension; mechnb's templates do not load "
+                "the LaTeX `cancel` package",
+    "enclose": "`\\enclose` exists only in MathJax; use `\\boxed{…}` or write it another way",
+    "ce": "`\\ce` is MathJax's mhchem extension; mechnb's templates do not load the LaTeX "
+          "`mhchem` package",
+    "pu": "`\\pu` is MathJax's mhchem extension; mechnb's templates do not load the LaTeX "
+          "`mhchem` package",
+    "Space": "`\\Space` exists only in MathJax; use `\\hspace{…}` or `\\rule{0pt}{…}`",
+    "Tiny": "`\\Tiny` exists only in MathJax; use `\\scriptscriptstyle`",
+    "toggle": "`\\toggle` is MathJax's action extension (interactive); write the math once",
+    "mathtip": "`\\mathtip` is MathJax's action extension (a tooltip); write the math alone",
+    "texttip": "`\\texttip` is MathJax's action extension (a tooltip); write the math alone",
+}
+"""Commands MathJax accepts in math that LaTeX with mechnb's preamble rejects, with the fix."""
+
+DISPLAY_ENVIRONMENTS = frozenset(
+    name + star for name in ("equation", "align", "gather", "multline", "flalign", "alignat",
+                             "eqnarray")
+    for star in ("", "*"))
+"""Environments that start display math themselves (their ``…ed`` forms nest; these cannot)."""
+
+_COMMAND = re.compile(
+    r"(?<!\\)(?P<run>\\+)(?P<name>"
+    + "|".join(sorted({*TEXT_COMMANDS, *MATHJAX_ONLY}, key=len, reverse=True))
+    + r")(?![A-Za-z])")
+_ARG_OPEN = re.compile(r"[ \t]*\{")
+_TEXT_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[{}$_^#&%]", re.DOTALL)
+_BEGIN = re.compile(r"\\begin[ \t]*\{[ \t]*([A-Za-z]+\*?)[ \t]*\}")
+_END_OF = {name: "\\end{" + name + "}" for name in DISPLAY_ENVIRONMENTS}
+
+
+@dataclass
+class _Found:
+    """Every construct of the three rules, by ``(cell, key)``: the offsets where it occurs."""
+
+    specials: dict[tuple[int, str], list[int]] = field(default_factory=dict)
+    special_command: dict[tuple[int, str], str] = field(default_factory=dict)
+    commands: dict[tuple[int, str], list[int]] = field(default_factory=dict)
+    nested: dict[tuple[int, str], list[int]] = field(default_factory=dict)
+    nested_in: dict[tuple[int, str], str] = field(default_factory=dict)
+
+
+_CACHE: weakref.WeakKeyDictionary[Document, _Found] = weakref.WeakKeyDictionary()
+
+
+def _found(doc: Document) -> _Found:
+    """One pass over the math of every cell for all three rules (cached per document)."""
+    cached = _CACHE.get(doc)
+    if cached is None:
+        cached = _CACHE[doc] = _Found()
+        for cell, scan in doc.scans.items():
+            if "\\" not in scan.source:
+                continue
+            for span in scan.spans:
+                if span.kind != "math" or scan.source.find("\\", span.start, span.end) < 0:
+                    continue
+                opened = _delimiter(scan.source, span)
+                if opened in ("\\[", "\\("):
+                    # markdown reads these as escaped brackets: Jupyter and the PDF show text
+                    continue
+                _scan_commands(cached, cell, scan.source, span)
+                _scan_environments(cached, cell, scan.source, span, opened)
+    return cached
+
+
+def _scan_commands(found: _Found, cell: int, src: str, span: Span) -> None:
+    resume = span.start  # each text argument is walked once, nested \text included
+    for m in _COMMAND.finditer(src, span.start, span.end):
+        if len(m.group("run")) % 2 == 0 or m.start() < resume:
+            continue  # an even run of backslashes is line breaks, then a word of text
+        name = m.group("name")
+        if name not in TEXT_COMMANDS:
+            offset = m.start() + len(m.group("run")) - 1
+            found.commands.setdefault((cell, name), []).append(offset)
+            continue
+        arg = _ARG_OPEN.match(src, m.end(), span.end)
+        if arg is None:
+            continue
+        specials, resume = text_argument_specials(src, arg.end() - 1, span.end)
+        for offset, char in specials:
+            found.specials.setdefault((cell, char), []).append(offset)
+            found.special_command.setdefault((cell, char), name)
+
+
+def _scan_environments(found: _Found, cell: int, src: str, span: Span, opened: str) -> None:
+    if src.find("\\begin", span.start, span.end) < 0:
+        return
+    first = tail = None
+    for m in _BEGIN.finditer(src, span.start, span.end):
+        name = m.group(1)
+        if name not in DISPLAY_ENVIRONMENTS:
+            continue
+        if opened == "$$":
+            # the exporter writes a display that is only one environment as that environment
+            if first is None:
+                content = src[span.start:span.end]
+                first = span.start + len(content) - len(content.lstrip())
+                tail = content.rstrip()[-40:]
+            if m.start() == first and tail is not None and tail.endswith(_END_OF[name]):
+                continue
+        found.nested.setdefault((cell, name), []).append(m.start())
+        found.nested_in.setdefault((cell, name), opened)
+
+
+def _more(n: int) -> str:
+    return f" (and {n} more in this cell)" if n else ""
+
+
+def text_argument_specials(source: str, start: int, end: int) -> tuple[list[tuple[int, str]], int]:
+    """The unescaped ``TEXT_SPECIALS`` of the braced argument opening at ``start`` (outside any
+    ``$…$`` nested in it), and the offset after the argument (``end`` if it is not closed)."""
+    found: list[tuple[int, str]] = []
+    depth = 0
+    in_math = False
+    for t in _TEXT_TOKEN.finditer(source, start, end):
+        token = t.group()
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth -= 1
+            if depth == 0:
+                return found, t.end()
+        elif token == "$":
+            in_math = not in_math
+        elif token in TEXT_SPECIALS and not in_math:
+            found.append((t.start(), token))
+    return found, end
+
+
+def _delimiter(source: str, span: Span) -> str:
+    """How the math span was opened: ``$``, ``$$``, ``\\(``, ``\\[`` or ``env`` (bare)."""
+    before = source[max(0, span.start - 2):span.start]
+    if before in ("$$", "\\[", "\\("):
+        return before
+    if before.endswith("$"):
+        return "$"
+    return "env"
+
+
+def check_text_specials(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """``_ ^ # & %`` written bare inside ``\\text{…}``-like arguments in math."""
+    found = _found(doc)
+    for (cell, char), offsets in found.specials.items():
+        command = found.special_command[(cell, char)]
+        yield rule.at(doc, f"{TEXT_SPECIALS[char]} inside `\\{command}{{…}}` in math: MathJax "
+                           f"prints it, LaTeX stops with an error; write `{ESCAPED[char]}`"
+                           f"{_more(len(offsets) - 1)}", cell, offsets[0], labels=(char,))
+
+
+def check_mathjax_only(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """Commands in math that only MathJax (or a LaTeX package mechnb does not load) knows;
+    inside ``\\text{…}`` they are text (``\\text{\\LaTeX}`` is right) and not reported."""
+    for (cell, name), offsets in _found(doc).commands.items():
+        yield rule.at(doc, f"`\\{name}` in math renders in Jupyter but not in LaTeX: "
+                           f"{MATHJAX_ONLY[name]}{_more(len(offsets) - 1)}", cell, offsets[0],
+                      labels=(name,))
+
+
+def check_nested_display(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """A display environment inside other math (``$…$``, ``$$ x \\begin{align}…$$``,
+    ``\\begin{equation}\\begin{align}``); ``$$\\begin{align}…\\end{align}$$`` alone is fine."""
+    found = _found(doc)
+    for (cell, name), offsets in found.nested.items():
+        where = {"$": "inline math `$…$`", "$$": "`$$…$$` next to other math",
+                 "env": "another display environment"}[found.nested_in[(cell, name)]]
+        yield rule.at(doc, f"`\\begin{{{name}}}` inside {where}: MathJax renders it, LaTeX "
+                           "stops (display environments do not nest); write the environment on "
+                           f"its own, or use `{_inner(name)}` inside the math"
+                           f"{_more(len(offsets) - 1)}", cell, offsets[0], labels=(name,))
+
+
+def _inner(name: str) -> str:
+    base = name.rstrip("*")
+    return {"align": "aligned", "gather": "gathered", "alignat": "alignedat",
+            "flalign": "aligned", "eqnarray": "aligned", "multline": "split",
+            "equation": "the bare formula"}[base]

@@ -1,0 +1,119 @@
+"""Characters the default engine cannot typeset: the XeLaTeX fallback (MECH820) and glyphs the
+fonts lack, reported at their cell instead of silently dropped (MECH821)."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mechnb.cli import main
+from mechnb.exporter.api import export, render
+from mechnb.exporter.bundle import latexmkrc
+from mechnb.exporter.pdf import missing_glyphs
+from mechnb.notebook import paper_from_dict, read_paper
+
+from .conftest import REPO, needs_tex
+
+GLYPHS = REPO / "tests" / "fixtures" / "foreign" / "glyphs.ipynb"
+
+
+def _with_engine(engine: str | None) -> dict[str, Any]:
+    nb: dict[str, Any] = json.loads(GLYPHS.read_text("utf-8"))
+    if engine:
+        nb["metadata"]["mechnb"] = {"engine": engine}
+    return nb
+
+
+def test_the_default_engine_gives_way_to_xelatex_and_says_so() -> None:
+    result = render(read_paper(GLYPHS), include_code=True)
+    assert result.engine == "xelatex"
+    [note] = [f for f in result.findings if f.code == "MECH820"]
+    assert note.severity.value == "info" and "cells 1, 2, 3" in note.message
+    # the pdfLaTeX findings stay: arXiv and most venues compile with pdfLaTeX
+    assert {f.cell for f in result.findings if f.code == "MECH825"} == {1, 2, 3}
+
+
+@pytest.mark.parametrize("declared, requested", [("pdflatex", None), (None, "pdflatex"),
+                                                 ("lualatex", "pdflatex")])
+def test_a_chosen_engine_is_obeyed(declared: str | None, requested: str | None) -> None:
+    result = render(paper_from_dict(_with_engine(declared)), include_code=True,
+                    engine=requested)
+    assert result.engine == (requested or declared)
+    assert not [f for f in result.findings if f.code == "MECH820"]
+    assert [f for f in result.findings if f.code == "MECH825"]
+
+
+def test_no_fallback_when_pdflatex_can_typeset_everything() -> None:
+    nb = _with_engine(None)
+    nb["cells"] = [nb["cells"][0], nb["cells"][4]]  # headings and accents only
+    result = render(paper_from_dict(nb))
+    assert result.engine == "pdflatex"
+    assert not [f for f in result.findings if f.code in ("MECH820", "MECH825")]
+
+
+def test_the_overleaf_latexmkrc_names_the_engine_that_compiles() -> None:
+    rc = latexmkrc(render(read_paper(GLYPHS), include_code=True), "glyphs")
+    assert "$pdf_mode = 5;" in rc  # XeLaTeX
+
+
+def test_missing_characters_in_the_log_are_traced_to_their_cells() -> None:
+    log = ("Missing character: There is no \U0001F525 (U+1F525) in font "
+           "[lmroman10-regular]:mapping=tex-text;!\n"
+           "Missing character: There is no \u2500 (U+2500) in font [lmmono10-regular]:!\n"
+           "Missing character: There is no \u2603 (U+2603) in font [lmroman10-regular]:!\n")
+    tex = "\\title{x}\n\nIt fires \U0001F525.\n\u2500\u2500\u2500\nmore \u2500\n"
+    cells = (None, None, 4, 7, 7)
+    found = missing_glyphs(log, tex, cells, {4: "One.\nIt fires \U0001F525."})
+    assert [(f.code, f.cell, f.line, f.column, f.labels) for f in found] == [
+        ("MECH821", None, None, None, ("U+2603",)),  # not in the .tex as typed: notebook-level
+        ("MECH821", 4, 2, 10, ("U+1F525",)),
+        ("MECH821", 7, None, None, ("U+2500",))]
+    assert "lmroman10-regular" in found[1].message and "missing from the PDF" in found[1].message
+    assert missing_glyphs("no such lines\n", tex, cells) == []
+
+
+@pytest.mark.tex
+@needs_tex()
+def test_emoji_and_box_drawing_compile_with_a_finding_at_each_cell(tmp_path: Path) -> None:
+    src = tmp_path / "glyphs.ipynb"
+    shutil.copy(GLYPHS, src)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["export", str(src), "-o", str(tmp_path / "out"), "--pdf", "--include-code"],
+                out, err)
+    assert code == 0, err.getvalue()
+    assert (tmp_path / "out" / "glyphs.pdf").read_bytes().startswith(b"%PDF")
+    log = (tmp_path / "out" / "glyphs.log").read_text("utf-8", "replace")
+    assert "Missing character: There is no \U0001F525" in log  # TeX really dropped it
+    text = err.getvalue()
+    assert "MECH820 info engine-fallback" in text
+    assert "glyphs.ipynb[cell 1]:1:16: MECH821 warning missing-glyph" in text
+    assert "glyphs.ipynb[cell 2]:3:6: MECH821 warning missing-glyph" in text
+    assert "glyphs.ipynb[cell 3]: MECH821 warning missing-glyph" in text  # in its output
+    assert "[cell 4]" not in text  # accents are in every font
+
+
+@pytest.mark.tex
+@needs_tex()
+def test_glyph_findings_come_back_when_the_pdf_is_reused(tmp_path: Path) -> None:
+    src = tmp_path / "glyphs.ipynb"
+    shutil.copy(GLYPHS, src)
+    first = export(src, tmp_path / "out", pdf=True, include_code=True)
+    again = export(src, tmp_path / "out", pdf=True, include_code=True)
+    codes = sorted((f.code, f.cell) for f in first.findings if f.code == "MECH821")
+    assert codes == [("MECH821", 1), ("MECH821", 2), ("MECH821", 3)]
+    assert sorted((f.code, f.cell) for f in again.findings if f.code == "MECH821") == codes
+
+
+@pytest.mark.tex
+@needs_tex()
+def test_pdflatex_when_chosen_still_stops_at_the_emoji(tmp_path: Path) -> None:
+    src = tmp_path / "glyphs.ipynb"
+    src.write_text(json.dumps(_with_engine("pdflatex")), "utf-8")
+    result = export(src, tmp_path / "out", pdf=True, include_code=True)
+    assert result.engine == "pdflatex" and result.pdf_path is None
+    assert not [f for f in result.findings if f.code in ("MECH820", "MECH821")]
