@@ -74,10 +74,10 @@ def fallback_engine(paper: Paper, requested: str | None, chosen: Engine,
              if cells else "the paper")
     note = export_finding(
         "engine-fallback",
-        f"compiled with XeLaTeX, not pdfLaTeX (the default for English papers): {where} "
-        f"{'has' if len(cells) <= 1 else 'have'} characters pdfLaTeX cannot typeset (MECH825). "
-        "arXiv compiles with pdfLaTeX: replace them before submitting, or choose the engine "
-        "with --engine or metadata.mechnb.engine")
+        f"the paper compiles with XeLaTeX (--pdf, the Overleaf latexmkrc), not pdfLaTeX, the "
+        f"default for English papers: {where} {'has' if len(cells) <= 1 else 'have'} "
+        "characters pdfLaTeX cannot typeset (MECH825). arXiv compiles with pdfLaTeX: replace "
+        "them before submitting, or choose the engine with --engine or metadata.mechnb.engine")
     return ENGINES[FALLBACK_ENGINE], note
 
 

@@ -100,6 +100,21 @@ def test_tex_really_rejects_the_construct(tmp_path: Path, rule: str, markdown: s
     assert errors and errors[0].cell == 1, [f.format("paper") for f in result.findings]
 
 
+FIRST_OF_EACH = [pytest.param(rule, next(c["markdown"] for c in CONSTRUCTS["rejected"]
+                                        if c["rule"] == rule), id=rule) for rule in RULES]
+
+
+@pytest.mark.tex
+@needs_tex
+@pytest.mark.parametrize(("rule", "markdown"), FIRST_OF_EACH)
+def test_xelatex_rejects_it_too(tmp_path: Path, rule: str, markdown: str) -> None:
+    # the XeLaTeX fallback (MECH820) does not make these compile: the warning stays true
+    path = write(tmp_path, "paper.ipynb", notebook("An ordinary first paragraph.", markdown))
+    result = export(path, tmp_path / "out", pdf=True, engine="xelatex")
+    assert result.pdf_path is None, f"{rule}: XeLaTeX accepted {markdown!r}"
+    assert [f.cell for f in result.findings if f.code == "MECH810"][:1] == [1]
+
+
 @pytest.mark.tex
 @needs_tex
 def test_tex_accepts_every_near_miss(tmp_path: Path) -> None:
