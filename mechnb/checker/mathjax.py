@@ -1,11 +1,12 @@
-"""Math that Jupyter renders (MathJax) but LaTeX rejects, found before TeX fails (MECH036-038).
+"""Math that Jupyter renders (MathJax) but LaTeX rejects, found before TeX fails (MECH036-039).
 
 MathJax is lenient where LaTeX is not: ``_`` inside ``\\text{…}``, text-only commands in math,
-a display environment inside ``$…$``, and macros of MathJax extensions that no LaTeX package
-mechnb loads. The exporter copies math unchanged (it only defines the harmless MathJax-only
-macros, ``data/latex/mathjax.tex``), so each of these would stop the compile; the rules point at
-the cell and line first. They read the math spans of the checker's own scanner (``texscan``);
-every pattern is linear and each text argument is walked once.
+a display environment inside ``$…$``, macros of MathJax extensions that no LaTeX package
+mechnb loads, and ``\\newcommand`` of a name LaTeX already has. The exporter copies math
+unchanged (it only defines the harmless MathJax-only macros, ``data/latex/mathjax.tex``), so
+each of these would stop the compile; the rules point at the cell and line first. They read
+the math spans of the checker's own scanner (``texscan``); every pattern is linear and each text
+argument is walked once.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import re
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
 from typing import TYPE_CHECKING
 
 from ..findings import Finding
@@ -71,6 +74,8 @@ _COMMAND = re.compile(
     + "|".join(sorted({*TEXT_COMMANDS, *MATHJAX_ONLY}, key=len, reverse=True))
     + r")(?![A-Za-z])")
 _ARG_OPEN = re.compile(r"[ \t]*\{")
+_DEFINE = re.compile(
+    r"(?<!\\)\\(?P<how>newcommand|DeclareMathOperator)\*?[ \t]*\{?[ \t]*\\(?P<name>[A-Za-z]+)")
 _TEXT_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[{}$_^#&%]", re.DOTALL)
 _BEGIN = re.compile(r"\\begin[ \t]*\{[ \t]*([A-Za-z]+\*?)[ \t]*\}")
 _END_OF = {name: "\\end{" + name + "}" for name in DISPLAY_ENVIRONMENTS}
@@ -85,6 +90,17 @@ class _Found:
     commands: dict[tuple[int, str], list[int]] = field(default_factory=dict)
     nested: dict[tuple[int, str], list[int]] = field(default_factory=dict)
     nested_in: dict[tuple[int, str], str] = field(default_factory=dict)
+    defined: dict[tuple[int, str], list[int]] = field(default_factory=dict)
+    defined_by: dict[tuple[int, str], str] = field(default_factory=dict)
+
+
+@cache
+def latex_defined() -> frozenset[str]:
+    """Control words LaTeX already defines with mechnb's preamble (``defined-commands.txt``)."""
+    text = resources.files("mechnb").joinpath("data/latex/defined-commands.txt").read_text(
+        "utf-8")
+    return frozenset(word for line in text.splitlines() if not line.startswith("#")
+                     for word in line.split())
 
 
 _CACHE: weakref.WeakKeyDictionary[Document, _Found] = weakref.WeakKeyDictionary()
@@ -107,7 +123,20 @@ def _found(doc: Document) -> _Found:
                     continue
                 _scan_commands(cached, cell, scan.source, span)
                 _scan_environments(cached, cell, scan.source, span, opened)
+                _scan_definitions(cached, cell, scan.source, span)
     return cached
+
+
+def _scan_definitions(found: _Found, cell: int, src: str, span: Span) -> None:
+    if (src.find("newcommand", span.start, span.end) < 0
+            and src.find("DeclareMathOperator", span.start, span.end) < 0):
+        return
+    known = latex_defined()
+    for m in _DEFINE.finditer(src, span.start, span.end):
+        if m.group("name") in known:
+            key = (cell, m.group("name"))
+            found.defined.setdefault(key, []).append(m.start())
+            found.defined_by.setdefault(key, m.group("how"))
 
 
 def _scan_commands(found: _Found, cell: int, src: str, span: Span) -> None:
@@ -214,6 +243,18 @@ def check_nested_display(doc: Document, rule: Rule) -> Iterator[Finding]:
                            "stops (display environments do not nest); write the environment on "
                            f"its own, or use `{_inner(name)}` inside the math"
                            f"{_more(len(offsets) - 1)}", cell, offsets[0], labels=(name,))
+
+
+def check_redefined(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """``\\newcommand`` / ``\\DeclareMathOperator`` of a name LaTeX already defines."""
+    found = _found(doc)
+    for (cell, name), offsets in found.defined.items():
+        how = found.defined_by[(cell, name)]
+        yield rule.at(doc, f"`\\{how}` of `\\{name}`, which LaTeX already defines: MathJax lets "
+                           f"the notebook redefine it, LaTeX stops (\"Command \\{name} already "
+                           f"defined\"); pick a new name, or write `\\renewcommand` if you mean "
+                           f"to replace it{_more(len(offsets) - 1)}", cell, offsets[0],
+                      labels=(name,))
 
 
 def _inner(name: str) -> str:

@@ -248,6 +248,13 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "LaTeX stops. `$$\\begin{align}…\\end{align}$$` alone is fine (exported as the bare "
        "environment).",
        mathjax.check_nested_display, group="tex"),
+    _r("MECH039", "macro-already-defined", W,
+       "Give the macro a new name, or use `\\renewcommand` to replace LaTeX's.",
+       "Math defines with `\\newcommand` or `\\DeclareMathOperator` a control word LaTeX "
+       "already has with mechnb's preamble (`\\d`, `\\P`, `\\S`, `\\vec`, `\\det`, "
+       "`\\epsilon`…; the list is `mechnb/data/latex/defined-commands.txt`). MathJax lets a "
+       "notebook redefine them; LaTeX stops with \"Command … already defined\".",
+       mathjax.check_redefined, group="tex"),
     _r("MECH040", "pdflatex-unsupported-character", E,
        "Replace the character or write it as a LaTeX command (or choose XeLaTeX).",
        "When the paper compiles with pdfLaTeX (`metadata.mechnb.engine`, else every English "
