@@ -1,4 +1,4 @@
-"""The Chinese typesetting layer: a Chinese fixture compiled with XeLaTeX, read back with pdftotext.
+"""The Chinese typesetting layer: a Chinese fixture built by XeLaTeX and pdfLaTeX, read back.
 
 ``tests/fixtures/zh_typesetting/zh_typesetting.ipynb`` references sections, a theorem and an
 equation with ``\\cref`` directly before Chinese text, and quotes with straight ``"`` / ``'``.
@@ -41,12 +41,10 @@ def test_pairing_carries_over_inline_pieces() -> None:
     assert pair_quotes('力汇聚"现象', state) == "力汇聚”现象"
 
 
-@pytest.fixture(scope="module")
-def pdf_text(tmp_path_factory: pytest.TempPathFactory) -> str:
-    if shutil.which("pdftotext") is None or shutil.which("xelatex") is None:
-        pytest.skip("xelatex or pdftotext is not installed")
-    out = tmp_path_factory.mktemp("zh")
-    result = export(FIXTURE, out, pdf=True, engine="xelatex")
+def _pdf_text(out: Path, engine: str) -> str:
+    if shutil.which("pdftotext") is None or shutil.which(engine) is None:
+        pytest.skip(f"{engine} or pdftotext is not installed")
+    result = export(FIXTURE, out, pdf=True, engine=engine)
     assert result.pdf_path is not None and result.pdf_path.exists()
     text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(result.pdf_path), "-"],
                           capture_output=True, text=True, check=True).stdout
@@ -56,24 +54,46 @@ def pdf_text(tmp_path_factory: pytest.TempPathFactory) -> str:
     return re.sub(r"\s+", " ", text)
 
 
-def test_section_references_read_di_n_jie(pdf_text: str) -> None:
-    assert "在第 1.1 节中给出设定" in pdf_text
-    assert "见第 1.1.1 节。" in pdf_text and "见第 1 节。" in pdf_text
-    assert "在第 1.1 节的设定下" in pdf_text
-    assert not re.search(r"节 \d", pdf_text)  # never cleveref's default "节 1.1"
+@pytest.fixture(scope="module")
+def pdf_text(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The XeLaTeX PDF's text (the default engine of a Chinese paper)."""
+    return _pdf_text(tmp_path_factory.mktemp("zh"), "xelatex")
 
 
-def test_a_reference_number_keeps_its_space_before_chinese_text(pdf_text: str) -> None:
-    assert re.search(r"定理 1 给出主要结论", pdf_text)
-    assert re.search(r"式 \(1\) 是其核心公式", pdf_text)
-    assert re.search(r"由式 \(1\) 直接计算", pdf_text)
-    assert not re.search(r"(?:定理|式) \(?\d\)?[\u4e00-\u9fff]", pdf_text)
+@pytest.fixture(scope="module", params=["xelatex", "pdflatex"])
+def any_engine_text(request: pytest.FixtureRequest,
+                    tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The PDF's text from each engine: pdfLaTeX (CJKutf8, arXiv) must read the same."""
+    engine: str = request.param
+    return _pdf_text(tmp_path_factory.mktemp(f"zh-{engine}"), engine)
 
 
-def test_quotes_open_and_close(pdf_text: str) -> None:
-    assert "“注意力汇聚”" in pdf_text and "‘核心’" in pdf_text
-    assert pdf_text.count("“") == pdf_text.count("”")
-    assert "”注意力" not in pdf_text
+def test_section_references_read_di_n_jie(any_engine_text: str) -> None:
+    assert "在第 1.1 节中给出设定" in any_engine_text
+    assert "见第 1.1.1 节。" in any_engine_text and "见第 1 节。" in any_engine_text
+    assert "在第 1.1 节的设定下" in any_engine_text
+    assert not re.search(r"节 \d", any_engine_text)  # never cleveref's default "节 1.1"
+
+
+def test_a_reference_number_keeps_its_space_before_chinese_text(any_engine_text: str) -> None:
+    assert re.search(r"定理 1 给出主要结论", any_engine_text)
+    assert re.search(r"式 \(1\) 是其核心公式", any_engine_text)
+    assert re.search(r"由式 \(1\) 直接计算", any_engine_text)
+    assert re.search(r"图 1 给出了数值验证", any_engine_text)
+    assert not re.search(r"(?:定理|式|图) \(?\d\)?[\u4e00-\u9fff]", any_engine_text)
+
+
+def test_no_space_between_a_reference_number_and_chinese_punctuation(
+        any_engine_text: str) -> None:
+    assert "验证定理 1：匹配位置" in any_engine_text
+    assert "见第 1.1.1 节。" in any_engine_text
+    assert not re.search(r"\d\)? [，。：；、]", any_engine_text)
+
+
+def test_quotes_open_and_close(any_engine_text: str) -> None:
+    assert "“注意力汇聚”" in any_engine_text and "‘核心’" in any_engine_text
+    assert any_engine_text.count("“") == any_engine_text.count("”")
+    assert "”注意力" not in any_engine_text
 
 
 def test_theorem_and_proof_heads_are_chinese_style(pdf_text: str) -> None:
