@@ -17,7 +17,7 @@ predicts. It has remained unclear which operation is responsible and why its err
 cancel. We show that the cause is not merely the short mantissa of bfloat16 but the interaction
 of round-to-nearest with updates that keep pointing in one low-rank direction: every step rounds
 the small, persistent part of the update away in the same direction, so the rounding errors add
-up linearly in the number of steps instead of cancelling. We derive the drift exactly in the
+up linearly in the number of steps instead of canceling. We derive the drift exactly in the
 regime where each update is below half a rounding gap, confirm it to machine precision in a
 bit-level simulation, measure it where that regime holds only in part, and close the loop with a
 one-line intervention: compensated (Kahan) summation in the weight update, with everything else
@@ -38,8 +38,8 @@ operation is responsible.
     md(r"""
 The classical analysis of floating-point summation bounds the error of $T$ additions by a term
 linear in $T$ in the worst case and, under the model where rounding errors are independent and
-centred, by a term of order $\sqrt{T}$ [@higham2002accuracy]. Compensated summation removes most of
-the worst-case term [@kahan1965pracniques], and stochastic rounding makes the errors centred by
+centered, by a term of order $\sqrt{T}$ [@higham2002accuracy]. Compensated summation removes most of
+the worst-case term [@kahan1965pracniques], and stochastic rounding makes the errors centered by
 construction [@connolly2021stochastic; @croci2022stochastic; @gupta2015deep]. For bfloat16
 training, \citet{zamirai2020revisiting} observed that the weight update is where precision is lost
 and that Kahan summation or stochastic rounding in that update recovers float32 accuracy.
@@ -79,7 +79,7 @@ Our contributions are:
 We follow a weight matrix $\hat W_t\in\mathbb{R}^{m\times n}$ stored in bfloat16, which keeps
 $8$ significant bits. For a bfloat16 number $w$ let $s(w)$ be the distance from $w$ to the nearest
 other bfloat16 number; $\mathrm{fl}(\cdot)$ rounds a real number to the nearest bfloat16 number,
-ties to even. The optimiser produces updates $\Delta_t$ in float32 and the stored weight is
+ties to even. The optimizer produces updates $\Delta_t$ in float32 and the stored weight is
 updated by
 $$\hat W_{t+1} = \mathrm{fl}(\hat W_t + \Delta_t), \qquad W_{t+1} = W_t + \Delta_t,
 \qquad W_0 = \hat W_0,$$
@@ -153,7 +153,7 @@ By \cref{asm:swamped} and induction on $t$, $\hat W_t=\hat W_0$ for every $t$, s
 $\hat W_0+\Delta_t$ is nearer to $\hat W_0$ than to any other bfloat16 matrix entry by entry.
 Then \eqref{eq:drift} gives $E_t=-\Delta_t$ and $D_T=-\sum_{t<T}\Delta_t$. Taking the inner
 product with $U$ and using $\mathbb{E}N_t=0$ gives the first formula; $P_\perp U=0$ leaves
-$P_\perp D_T=-\eta\sigma\sum_t P_\perp N_t$, a sum of $T$ independent centred Gaussians on an
+$P_\perp D_T=-\eta\sigma\sum_t P_\perp N_t$, a sum of $T$ independent centered Gaussians on an
 $(mn-1)$-dimensional space, which gives the second. Details are in \cref{app:derivation}.
 """, "proof", kind="sketch"),
     md(r"""
@@ -171,7 +171,7 @@ The mechanism is a chain of three links, each of which can be broken on its own:
 1. **Persistent direction.** The updates share a low-rank direction $U$ across steps
    (\cref{def:updates}); without it there is nothing for errors to align with.
 2. **Biased rounding.** Round-to-nearest maps an update that is small relative to the gap to an
-   error of the opposite sign (\cref{eq:drift}); with centred rounding the errors would average out.
+   error of the opposite sign (\cref{eq:drift}); with centered rounding the errors would average out.
 3. **Accumulation.** The weight store keeps no record of what was rounded away, so the errors add
    up along $U$ for as long as training runs.
 
@@ -200,14 +200,14 @@ def to_bf16_stochastic(x, rng):
 
 
 def gap(w):
-    # Distance from each bfloat16 entry to its nearest bfloat16 neighbour.
+    # Distance from each bfloat16 entry to its nearest bfloat16 neighbor.
     bits = np.asarray(w, dtype=np.float32).view(np.uint32)
     up = (bits + np.uint32(0x10000)).view(np.float32)
     down = (bits - np.uint32(0x10000)).view(np.float32)
     return np.minimum(np.abs(up - w), np.abs(w - down))
 
 
-assert to_bf16(np.float32(1 + 2**-8)) == 1.0           # a tie rounds to the even neighbour
+assert to_bf16(np.float32(1 + 2**-8)) == 1.0           # a tie rounds to the even neighbor
 assert to_bf16(np.float32(1 + 3 * 2**-8)) == 1 + 2**-6   # ... in both directions
 
 m = n = 32
@@ -361,7 +361,7 @@ that one operation and keep everything else fixed.
 - **Kept fixed:** the bfloat16 weight store, the initial weights, the updates $\Delta_t$ (the same
   array, $\sigma=1$), and the float32 arithmetic of the sum.
 - **Prediction:** by \cref{mech:chain}, keeping what is rounded away (link 3) removes the linear
-  drift along $U$; centred rounding (link 2) leaves only a $\sqrt{T}$ random walk.
+  drift along $U$; centered rounding (link 2) leaves only a $\sqrt{T}$ random walk.
   \Cref{fig:intervention} and \cref{tab:intervention} show the three runs.
 """, "experiment", kind="intervention", validates=["clm:main", "mech:chain"]),
     code(r"""
@@ -400,7 +400,7 @@ With round-to-nearest the weights keep only $32\%$ of the persistent update and 
 $-43.25$ along $U$. The compensated update keeps $100.03\%$ and the drift along $U$ falls to
 $0.017$, about $2500$ times less; the drift across $U$ falls from $14.07$ to
 $0.12$. Stochastic rounding keeps $100.6\%$: its drift along $U$ ($0.41$) is a random walk
-rather than a bias, and across $U$ it is larger ($3.53$), the price of centred but noisy
+rather than a bias, and across $U$ it is larger ($3.53$), the price of centered but noisy
 rounding. Nothing but the update's rounding differs between the runs, so that operation is the
 cause.
 """, "result"),
@@ -420,7 +420,7 @@ float32 copy of every tensor.
 The derivation is exact only when every update is below half a rounding gap; outside it we
 measure rather than prove. The simulation uses one $32\times 32$ matrix, a rank-one persistent
 direction and Gaussian noise, not gradients of a trained model, and it ignores the rounding of
-the update itself, of the optimiser state and of the forward pass. Real updates have a slowly
+the update itself, of the optimizer state and of the forward pass. Real updates have a slowly
 rotating low-rank subspace rather than a fixed direction; we expect the drift to persist for as
 long as the subspace does, but we did not test it.
 """, "limitations"),

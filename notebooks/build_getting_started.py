@@ -14,7 +14,7 @@ CELLS = [
     md(r"""
 # Getting started with mechnb
 
-mechnb helps you write a *mechanism paper* — one that explains how a behaviour of a transformer
+mechnb helps you write a *mechanism paper* — one that explains how a behavior of a transformer
 arises and then closes the loop with a proof, an experiment or an intervention — in the notebook
 where the evidence lives. This tour walks through the magics, the phrase panel, the checks and
 the export. Run it top to bottom; everything it writes goes to `build/tour/` next to this
@@ -72,7 +72,7 @@ terminal, `mechnb new failure paper.ipynb` writes it as a new notebook.
 
 ## 4. The phrase panel
 
-`%mech phrases [query]` opens a searchable, bilingual phrase library organised by rhetorical
+`%mech phrases [query]` opens a searchable, bilingual phrase library organized by rhetorical
 function (announce a formula, explain symbols, give the intuition, describe the gap, state a
 limitation, …). With the extension it opens in the right side bar, and a click inserts the phrase
 into the active cell; elsewhere the panel appears under the cell (run the next cell to see it; its output is not
@@ -113,11 +113,11 @@ def cell(source, role, **fields):
 
 draft_cells = [
     cell("Attention heads in long contexts still single out one token. How much attention a "
-         "favoured key receives has had no closed form. We show that it is a logistic function "
+         "favored key receives has had no closed form. We show that it is a logistic function "
          "of the score margin and prove it in two lines.", "abstract"),
     cell("# Introduction\n\nIn a long context a head's attention is spread over many keys, yet "
          "trained heads still pick out one token.", "context"),
-    cell("What is missing is a closed form for how much attention one favoured key receives.",
+    cell("What is missing is a closed form for how much attention one favored key receives.",
          "gap"),
     cell("We look through the lens of softmax concentration: scores that take only two values "
          "have a softmax we can write down exactly.", "lens"),
@@ -127,7 +127,7 @@ draft_cells = [
     cell("In words, one key wins the head's attention once $\\beta$ exceeds $\\log(n-1)$; "
          "longer contexts need only logarithmically larger scores.", "interpretation"),
     cell("The statement assumes exactly two score levels; real heads have many.", "limitations"),
-    cell("# Conclusion\n\nOne favoured key receives attention $p$ in closed form.", "conclusion"),
+    cell("# Conclusion\n\nOne favored key receives attention $p$ in closed form.", "conclusion"),
 ]
 
 
@@ -163,7 +163,7 @@ save(draft_cells[:6] + [proof] + draft_cells[6:])
 """),
     md(r"""
 The same checks run from a terminal with `mechnb check paper.ipynb` (exit status 1 on errors,
-`--format json` for tools), and every rule can be re-levelled or disabled in
+`--format json` for tools), and every rule can be re-leveled or disabled in
 `[tool.mechnb]` of `pyproject.toml`.
 
 ## 6. Move analysis

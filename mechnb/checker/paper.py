@@ -3,7 +3,7 @@
 A mechanism paper reads like an arXiv paper: numbered sections for the introduction, the
 theory/mechanism, the experiments and the conclusion; captioned tables; an abstract that stands
 alone; each key formula with an intuition; derivations in ``align``; the main theorem's proof
-sketched in the main text; implications said in terms of attention and LLM behaviour.
+sketched in the main text; implications said in terms of attention and LLM behavior.
 """
 
 from __future__ import annotations
@@ -290,10 +290,10 @@ def check_implication(doc: Document, rule: Rule) -> Iterator[Finding]:
     cells = [c for c in doc.paper.cells_with_role("implication") if doc.stated(c)]
     if not cells:
         yield rule.at(doc, "the paper never says what its result means for attention or LLM "
-                           "behaviour; add an `implication` cell (`%mech implication`)")
+                           "behavior; add an `implication` cell (`%mech implication`)")
         return
     prose = " ".join(t for c in cells for _, t in doc.tex_texts(c.index))
     if not _MODEL_TERMS.search(prose):
         yield rule.at(doc, "the implication does not translate the result back to attention "
-                           "/ LLM behaviour (heads, tokens, layers, training, prompts…); say "
+                           "/ LLM behavior (heads, tokens, layers, training, prompts…); say "
                            "what changes in a real model", cells[0].index)

@@ -108,7 +108,7 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        structure.check_caption_names, "needs-caption"),
     _r("MECH010", "formula-without-motivation", W,
        "Add a sentence before the equation saying why it is needed.",
-       "A key equation (the first display in a `formula` cell, or a labelled display in "
+       "A key equation (the first display in a `formula` cell, or a labeled display in "
        "narrative/setup/mechanism text) has a sentence of prose before it, in its cell or the "
        "previous one (obligation `needs-motivation`).",
        structure.check_motivation, "needs-motivation"),
@@ -120,7 +120,7 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        structure.check_symbol_explanation, "needs-symbol-explanation"),
     _r("MECH012", "defined-after-main-theorem", W,
        "Move the question / setup / used definition before the main theorem.",
-       "The main theorem is the theorem labelled `thm:main`, else the first theorem. `question` "
+       "The main theorem is the theorem labeled `thm:main`, else the first theorem. `question` "
        "and `setup` cells, and definitions/assumptions it references, come before it "
        "(obligation `before-main-theorem`).",
        structure.check_before_main_theorem, "before-main-theorem"),
@@ -180,7 +180,7 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "file primitives (`\\pdfobj`, `\\pdfximage`, `\\pdffiledump`…), `\\directlua`, "
        "`\\catcode`, `\\csname`, `\\scantokens`, `^^` escapes, `\\usepackage`, font "
        "loading, `file=`/`graphics=` options, and the same names used as environments "
-       "(`\\begin{input}`). It cannot be disabled, re-levelled or silenced by "
+       "(`\\begin{input}`). It cannot be disabled, re-leveled or silenced by "
        "`mech-ignore` tags; `mechnb export --pdf` refuses to compile while it fires unless "
        "run with `--trust`.",
        text.check_dangerous, group="tex"),
@@ -323,7 +323,7 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "experiment alone does not explain why it holds.",
        paper.check_proof_sketch, group="paper"),
     _r("MECH054", "implication-not-translated", W,
-       "Say what the result means for attention / LLM behaviour.",
+       "Say what the result means for attention / LLM behavior.",
        "Seed checklist: a paper with a theorem or claim has an `implication` cell that "
        "translates the result back to the model: attention, heads, tokens, layers, prompts, "
        "training, LLMs (注意力、词元、训练…).",
@@ -332,7 +332,7 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "Add a sentence that makes the missing move (`mechnb phrases --function abstract`).",
        "The `abstract` cell makes every move of a mechanism paper: context, gap, contribution "
        "(what the paper does, its lens), mechanism, validation and implication. The move "
-       "analyser (`mechnb moves`) labels each sentence from cue words, negation and position; a "
+       "analyzer (`mechnb moves`) labels each sentence from cue words, negation and position; a "
        "sentence with unfilled template slots makes no move yet. The message suggests a phrase "
        "from the library for the missing move.",
        moves.check_abstract_moves, group="text"),

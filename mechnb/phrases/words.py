@@ -32,11 +32,14 @@ _SUFFIXES = sorted(_RULES.items(), key=lambda item: -len(item[0]))
 _DOUBLE_END = re.compile(r"([b-df-hj-np-tv-z])\1$")  # "modell" -> "model", "controll" -> "control"
 
 
-_ISE = re.compile(r"(?<=[a-z]{3})is(e|ed|es|ing|ation|ations|er|ers)$")
+_ISE = re.compile(
+    r"(?<=[a-z]{3})is(e|ed|es|ing|ation|ations|ational|er|ers|able|ably|ability)$")
 _NOT_ISE = frozenset({
     "prec", "conc", "exerc", "expert", "prem", "prom", "comprom", "surpr", "adv", "dev", "rev",
     "superv", "telev", "improv", "compr", "enterpr", "franch", "merchand", "disgu", "chast",
     "desp", "circumc", "inc", "exc", "parad", "dem", "poo", "appr", "ar", "upr", "mais",
+    "pra", "appra", "bru", "cru", "bra", "turquo", "porpo", "torto", "mort", "treat", "val",
+    "repr", "equipo", "chem", "advert", "sunr",
 })
 """Stems whose ``-ise`` is not the British ``-ize`` (precise, surprise, advise, revise…)."""
 
@@ -46,6 +49,14 @@ def canonical(word: str) -> str:
     table = spelling_table()
     if word in table:
         return table[word]
+    for prefix in _PREFIXES:
+        if word.startswith(prefix):
+            rest = word[len(prefix):]
+            if rest in table:
+                return prefix + table[rest]
+            for stem in _our_stems():
+                if rest.startswith(stem):
+                    return prefix + stem[:-2] + "r" + rest[len(stem):]
     if len(word) > 5 and "s" in word:
         found = _ISE.search(word)
         if found and word[:found.start()] not in _NOT_ISE and not word.endswith("wise"):
@@ -54,6 +65,8 @@ def canonical(word: str) -> str:
     return word
 
 
+_PREFIXES = ("", "un", "re", "mis", "dis", "non")
+"""Prefixes before a British word that keep it British (unlabelled, disfavour)."""
 _LETTERS = re.compile(r"[A-Za-z]+")
 
 
@@ -103,8 +116,20 @@ def _data() -> dict[str, object]:
 def spelling_table() -> dict[str, str]:
     """British spelling -> American spelling, for words the ``-ise`` rule does not cover."""
     raw = _data().get("british_american", {})
-    assert isinstance(raw, dict)
-    return {str(k): str(v) for k, v in raw.items()}
+    doubled = _data().get("british_doubled_l", [])
+    assert isinstance(raw, dict) and isinstance(doubled, list)
+    table = {f"{base}l{end}": f"{base}{end}" for base in map(str, doubled)
+             for end in ("ed", "ing", "er", "ers")}
+    table.update((str(k), str(v)) for k, v in raw.items())
+    return table
+
+
+@cache
+def _our_stems() -> tuple[str, ...]:
+    """Stems spelled ``-our`` in British English; any word starting with one is British."""
+    raw = _data().get("british_our", [])
+    assert isinstance(raw, list)
+    return tuple(str(w) for w in raw)
 
 
 def _member(text: str) -> tuple[str, ...]:

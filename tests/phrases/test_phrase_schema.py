@@ -116,9 +116,43 @@ def test_references_are_taught_as_cref(library: Library) -> None:
                                                              "modelled", "centre"]),
     ("Precise, otherwise a surprise; we revise and advise, likewise.", []),
     ("We characterize the behavior of the optimizer.", []),
+    ("Unlabelled, levelled and fuelled; a colourful, favourite, honourable rumour.",
+     ["Unlabelled", "levelled", "fuelled", "colourful", "favourite", "honourable", "rumour"]),
+    ("A recognisable, generalisable, organisational parametrisation.",
+     ["recognisable", "generalisable", "organisational", "parametrisation"]),
+    ("The centre of the theatre, a grey catalogue, towards the fibre, whilst modelling.",
+     ["centre", "theatre", "grey", "catalogue", "towards", "fibre", "whilst", "modelling"]),
+    ("We praise the advertised treatise, cruise and appraise; controlled, compelled, installed.",
+     []),
+    ("Rigorous, humorous, our four hours; a tour of the contour; the analyses and hypotheses.",
+     []),
 ])
 def test_british_spelling_checker(text: str, found: list[str]) -> None:
     assert british_spellings(text) == found
+
+
+_BRITISH_FORMS = (
+    "behaviour behaviours behavioural colour coloured favour favourable neighbour neighbouring "
+    "labour honour rigour vigour endeavour flavour humour rumour odour vapour tumour armour "
+    "centre centred metre fibre litre theatre calibre meagre lustre sombre spectre manoeuvre "
+    "modelling modelled modeller labelling labelled unlabelled travelling signalling cancelling "
+    "cancelled tunnelling channelling levelled fuelled totalled counselling equalled "
+    "analyse analysed analysing paralyse catalysed catalogue analogue dialogue monologue "
+    "defence licence offence pretence practise practised judgement acknowledgement programme "
+    "grey towards whilst amongst learnt spelt artefact sceptical ageing fulfil fulfilment enrol "
+    "skilful wilful instalment focussed jewellery aeroplane aluminium sulphur encyclopaedia "
+    "optimise optimised optimiser optimisation minimise maximise normalise normalisation "
+    "initialise initialisation generalise generalisation regularise regularisation "
+    "characterise characterisation recognise recognisable organise organisation realise "
+    "summarise emphasise specialise stabilise visualise randomise tokenise tokeniser "
+    "hypothesise parametrise parameterise linearise categorise prioritise utilise memorise "
+    "analyser")
+"""British forms the data files must not contain; every one must be caught by the checker."""
+
+
+def test_every_listed_british_form_is_caught() -> None:
+    words = _BRITISH_FORMS.split()
+    assert british_spellings(" ".join(words)) == words
 
 
 def _english_strings(value: object) -> list[str]:
@@ -132,9 +166,20 @@ def _english_strings(value: object) -> list[str]:
     return []
 
 
-@pytest.mark.parametrize("name", sorted(
-    [f"phrases/{item.name}" for item in PHRASES.iterdir() if item.name.endswith(".json")]
-    + ["lenses.json"]))
+PROSE_FILES = sorted(
+    [f"{folder}/{item.name}" for folder in ("phrases", "templates", "scaffolds")
+     for item in DATA.joinpath(folder).iterdir() if item.name.endswith(".json")]
+    + ["lenses.json", "roles.json"])
+"""Every data file with user-facing prose: phrases, lenses, roles, templates and scaffolds."""
+
+
+def test_prose_files_cover_templates_scaffolds_and_roles() -> None:
+    assert {"templates/formula.json", "scaffolds/dynamics.json", "roles.json",
+            "lenses.json", "phrases/connectives.json"} <= set(PROSE_FILES)
+    assert len(PROSE_FILES) >= 45
+
+
+@pytest.mark.parametrize("name", PROSE_FILES)
 def test_american_spelling_in_data_files(name: str) -> None:
     data = json.loads(DATA.joinpath(name).read_text("utf-8"))
     british = sorted({w for s in _english_strings(data) for w in british_spellings(s)})
@@ -224,14 +269,19 @@ def test_data_licence_is_stated() -> None:
     assert "CC BY 4.0" in licence and "mechnb developers" in licence
 
 
-ZH_TERMS = {"断言": ("论断",), "（非形式化）": ("（非正式）",),
-            "证明概要": ("证明梗概", "证明提要"), "词元": ("令牌",), "闭式": ("闭合形式",)}
-"""One Chinese term per concept: the term the role registry and templates use, and variants."""
+ZH_TERMS = {"断言": ("论断",), "非形式化": ("非正式",), "注": ("注记", "附注", "评注"),
+            "证明概要": ("证明梗概", "证明提要", "证明草图", "证明思路"), "词元": ("令牌",),
+            "闭式": ("闭合形式",), "缺口": ("空白",), "未来工作": ("后续工作",),
+            "训练动力学": ("训练动态",), "已有工作": ("前人工作", "先前工作", "既有工作"),
+            "干预": ("介入",), "真实模型": ("实际模型",), "注意力头": ("注意头",),
+            "研究问题": ("研究疑问",)}
+"""One Chinese term per concept: the term the role registry uses, and the variants it replaces.
+
+``claim`` is 断言, ``informal`` 非形式化, ``remark`` 注 (a ``note`` cell, the authors' private
+note, is 备注), ``gap`` 缺口, ``future work`` 未来工作."""
 
 
-@pytest.mark.parametrize("name", sorted(
-    [f"phrases/{item.name}" for item in PHRASES.iterdir() if item.name.endswith(".json")]
-    + ["lenses.json"]))
+@pytest.mark.parametrize("name", PROSE_FILES)
 def test_one_chinese_term_per_concept(name: str) -> None:
     text = DATA.joinpath(name).read_text("utf-8")
     assert [v for variants in ZH_TERMS.values() for v in variants if v in text] == []
@@ -239,6 +289,19 @@ def test_one_chinese_term_per_concept(name: str) -> None:
 
 def test_the_chosen_terms_are_the_role_registry_names() -> None:
     roles = json.loads(DATA.joinpath("roles.json").read_text("utf-8"))["roles"]
-    displays = {r["name"]: r["latex"].get("display", {}).get("zh") for r in roles}
+    displays = {r["name"]: r["latex"].get("display", r["latex"].get("heading", {})).get("zh")
+                for r in roles}
     sketch = next(r["latex"]["sketch"]["zh"] for r in roles if r["name"] == "proof")
-    assert displays["claim"] == "断言" and sketch == "证明概要"
+    assert sketch == "证明概要"
+    assert {displays[r] for r in ("claim", "remark", "future", "question")} <= set(ZH_TERMS)
+    assert displays["claim"] == "断言" and displays["remark"] == "注"
+
+
+def test_the_informal_theorem_title_is_the_chosen_term() -> None:
+    theorem = DATA.joinpath("templates/theorem.json").read_text("utf-8")
+    assert "非形式化" in theorem
+
+
+@pytest.mark.parametrize("text", ["需要实验支撑的非正式论断。", "见注记 1。", "留待后续工作。"])
+def test_a_variant_term_is_caught(text: str) -> None:
+    assert [v for variants in ZH_TERMS.values() for v in variants if v in text] != []
