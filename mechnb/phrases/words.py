@@ -75,6 +75,21 @@ def british_spellings(text: str) -> list[str]:
     return [w for w in _LETTERS.findall(text) if canonical(w.lower()) != w.lower()]
 
 
+_IZE = re.compile(
+    r"(?<=[a-z]{3})iz(e|ed|es|ing|ation|ations|ational|er|ers|able|ably|ability)$")
+
+
+def overcorrected_spellings(text: str) -> list[str]:
+    """The words of ``text`` spelled ``-ize`` that are ``-ise`` in every English (precise)."""
+    found = []
+    for w in _LETTERS.findall(text):
+        lower = w.lower()
+        end = _IZE.search(lower) if len(lower) > 5 else None
+        if end and canonical(lower[:end.start()] + "is" + end.group(1)) != lower:
+            found.append(w)
+    return found
+
+
 @cache
 def key(word: str) -> str:
     """The search key of one folded word: American spelling, then inflections cut off."""

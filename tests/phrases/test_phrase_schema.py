@@ -20,7 +20,7 @@ from mechnb.phrases.library import (
 )
 from mechnb.phrases.lookup import in_subtree
 from mechnb.phrases.model import LABEL_SLOT_RE, slots_in
-from mechnb.phrases.words import british_spellings
+from mechnb.phrases.words import british_spellings, overcorrected_spellings
 
 DATA = resources.files("mechnb").joinpath("data")
 PHRASES = DATA.joinpath("phrases")
@@ -150,6 +150,16 @@ _BRITISH_FORMS = (
 """British forms the data files must not contain; every one must be caught by the checker."""
 
 
+@pytest.mark.parametrize(("text", "found"), [
+    ("A precize, otherwize pointwize surprize that revizes it.",
+     ["precize", "otherwize", "pointwize", "surprize", "revizes"]),
+    ("We characterize, organize and realize; the figsize, the citizen, the horizon, capsized.",
+     []),
+])
+def test_overcorrected_spelling_checker(text: str, found: list[str]) -> None:
+    assert overcorrected_spellings(text) == found
+
+
 def test_every_listed_british_form_is_caught() -> None:
     words = _BRITISH_FORMS.split()
     assert british_spellings(" ".join(words)) == words
@@ -184,6 +194,8 @@ def test_american_spelling_in_data_files(name: str) -> None:
     data = json.loads(DATA.joinpath(name).read_text("utf-8"))
     british = sorted({w for s in _english_strings(data) for w in british_spellings(s)})
     assert british == []
+    # and no word pushed past American (precise, otherwise, surprise keep their -ise)
+    assert sorted({w for s in _english_strings(data) for w in overcorrected_spellings(s)}) == []
 
 
 def test_no_blank_is_written_with_chinese_brackets(library: Library) -> None:
