@@ -41,10 +41,10 @@ def test_pairing_carries_over_inline_pieces() -> None:
     assert pair_quotes('力汇聚"现象', state) == "力汇聚”现象"
 
 
-def _pdf_text(out: Path, engine: str) -> str:
+def _pdf_text(out: Path, engine: str, notebook: Path = FIXTURE) -> str:
     if shutil.which("pdftotext") is None or shutil.which(engine) is None:
         pytest.skip(f"{engine} or pdftotext is not installed")
-    result = export(FIXTURE, out, pdf=True, engine=engine)
+    result = export(notebook, out, pdf=True, engine=engine)
     assert result.pdf_path is not None and result.pdf_path.exists()
     text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(result.pdf_path), "-"],
                           capture_output=True, text=True, check=True).stdout
@@ -106,3 +106,23 @@ def test_caption_label_is_followed_by_a_space_not_a_colon(pdf_text: str) -> None
     assert re.search(r"图 ?1 验证定理 1：", pdf_text)
     assert not re.search(r"图 ?1 ?[:：]", pdf_text)
     assert re.search(r"图 1 给出了数值验证", pdf_text)
+
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+_REF_NAME = r"(?:定理|引理|命题|推论|断言|假设|定义|注|图|表|式|附录)"
+
+
+@pytest.mark.parametrize("engine", ["xelatex", "pdflatex"])
+@pytest.mark.parametrize("name", ["example_paper_zh", "expressivity_paper_zh"])
+def test_the_chinese_examples_read_as_chinese_typesetting(tmp_path: Path, name: str,
+                                                          engine: str) -> None:
+    """Issue 13's acceptance on the bundled Chinese papers, under either engine."""
+    text = _pdf_text(tmp_path, engine, NOTEBOOKS / f"{name}.ipynb")
+    spaced = re.findall(rf"{_REF_NAME} \(?[\dA-Z][\d.]*\)? [\u4e00-\u9fff]", text)
+    tight = re.findall(rf"{_REF_NAME} ?\(?[\dA-Z][\d.]*\)?[\u4e00-\u9fff]", text)
+    assert len(spaced) >= 5 and tight == []
+    assert text.count("“") == text.count("”") > 0 and text.count("‘") == text.count("’")
+    assert not re.search(r"[\u4e00-\u9fff][\"']|[\"'][\u4e00-\u9fff]", text)
+    assert not re.search(r"节 \d", text)
+    if name == "example_paper_zh":
+        assert re.search(r"第 \d+(?:\.\d+)* 节", text)
