@@ -16,6 +16,7 @@ from mechnb.checker.evidence import PENDING_SENTINEL, pending_reasons
 from mechnb.checker.paper import INTUITION as INTUITION_SENTENCE
 from mechnb.errors import UsageError
 from mechnb.notebook import EXPERIMENT_KINDS, paper_from_dict
+from mechnb.phrases.model import LABEL_SLOT_RE, slots_in
 from mechnb.roles import TAG_PREFIX, get_role, registry, role_names, with_obligation
 from mechnb.templates import (
     DEFAULT_VARIANT,
@@ -371,3 +372,20 @@ def test_user_text_is_not_expanded_again() -> None:
     assert cell.source == "# Why {{label}} and \\ref{{{target}}} stay as typed"
     # TeX braces next to a token are kept: \label{{{label}}} -> \label{eq:a}
     assert "\\label{eq:a}\n" in role_cells("formula", label="eq:a")[0].source
+
+
+_LABEL_BLANK = re.compile(r"[a-z]+:\[[^\]]*\]")
+"""A blank inside a label (``thm:[main]``, ``exp:[figure]``): ASCII in both languages, as is a
+label blank ``\\cref{[target]}``."""
+
+
+@pytest.mark.parametrize(("role", "variant"), sorted({(r, v) for r, v, _ in role_variant_lang()}),
+                         ids=ids(sorted({(r, v) for r, v, _ in role_variant_lang()})))
+def test_chinese_prose_has_chinese_blanks(role: str, variant: str) -> None:
+    """``[现象]``, not ``[phenomenon]``, in the markdown of a Chinese template (issue 13)."""
+    for cell in _cells(role, variant, "zh"):
+        if cell.cell_type != "markdown":
+            continue  # plot text stays ASCII: matplotlib's default font has no CJK glyphs
+        text = LABEL_SLOT_RE.sub("", _LABEL_BLANK.sub("", cell.source))
+        ascii_blanks = [s for s in slots_in(text) if not CJK.search(s)]
+        assert ascii_blanks == [], cell.source
