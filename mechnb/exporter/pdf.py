@@ -122,6 +122,9 @@ def parse_log(log: str, tex_name: str, cells: tuple[int | None, ...],
     def add(slug: str, message: str, line: int | None, labels: tuple[str, ...] = (),
             needle: str = "") -> None:
         cell = _cell_for(cells, line) if line else None
+        if cell is None and sources and slug == "tex-error":
+            # a macro definition moved from a cell's math to the preamble: blame that cell
+            cell, needle = _defining_cell(message, sources) or (None, needle)
         key = (slug, message, cell)
         if key in seen:
             return
@@ -177,6 +180,25 @@ def parse_log(log: str, tex_name: str, cells: tuple[int | None, ...],
     return findings
 
 
+
+
+_ALREADY_DEFINED_RE = re.compile(r"Command \\\\?([A-Za-z]+) already defined")
+
+
+def _defining_cell(message: str, sources: Mapping[int, str]) -> tuple[int, str] | None:
+    """The first cell that ``\\newcommand``s (or declares an operator named) the command TeX
+    says is already defined, with the text to point at; ``None`` if none does."""
+    m = _ALREADY_DEFINED_RE.search(message)
+    if m is None:
+        return None
+    name = m.group(1)
+    pattern = re.compile(r"\\(?:newcommand|DeclareMathOperator)\*?[ \t]*\{?[ \t]*(\\"
+                         + name + r")(?![A-Za-z])")
+    for cell in sorted(sources):
+        found = pattern.search(sources[cell])
+        if found:
+            return cell, found.group(0)
+    return None
 
 
 def missing_glyphs(log: str, tex: str, cells: tuple[int | None, ...],

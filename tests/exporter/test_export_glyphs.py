@@ -117,3 +117,17 @@ def test_pdflatex_when_chosen_still_stops_at_the_emoji(tmp_path: Path) -> None:
     result = export(src, tmp_path / "out", pdf=True, include_code=True)
     assert result.engine == "pdflatex" and result.pdf_path is None
     assert not [f for f in result.findings if f.code in ("MECH820", "MECH821")]
+
+
+def test_a_macro_latex_already_has_is_blamed_on_the_cell_that_defines_it() -> None:
+    from mechnb.exporter.pdf import parse_log
+
+    # the definition was moved to the preamble, which belongs to no cell
+    log = ("./paper.tex:54: LaTeX Error: Command \\d already defined.\n"
+           "l.54 \\newcommand{\\d}{\\mathrm{d}}\n")
+    sources = {0: "Intro.", 2: "Text.\n$\\newcommand{\\d}{\\mathrm{d}}$ then $\\d x$",
+               3: "$\\newcommand{\\dd}{x}$"}
+    [f] = parse_log(log, "paper.tex", (None,) * 60, sources)
+    assert (f.code, f.cell, f.line, f.column) == ("MECH810", 2, 2, 2)
+    [g] = parse_log(log, "paper.tex", (None,) * 60, {0: "no definition here"})
+    assert g.cell is None
