@@ -38,6 +38,9 @@ _SLOT = re.compile(r"(?<![A-Za-z0-9_\\!^`])\[(?![@\s])[A-Za-z\u3400-\u9fff]"
 _FIRST_PERSON = re.compile(r"\b(?:we|our|us)\b|\bthis (?:paper|work|study)\b|本文|我们")
 _CLAUSE_BREAK = re.compile(r"[,;:，；：]|\bbut\b|\bwhile\b|\bwhereas\b|但|而")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+_CONTRAST_START = re.compile(r"^(?:however|yet|but|despite|although|still|然而|但|却|不过)")
+OPENING_CONTEXT = 3
+"""Sentences from the start that may be read as context when nothing else is said (see analyse)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,12 +221,28 @@ def _order(sentences: tuple[LabelledSentence, ...], moves: tuple[str, ...]
     return order, tuple(late)
 
 
+def _opening(labelled: list[LabelledSentence]) -> list[LabelledSentence]:
+    """Abstracts open with background: a sentence among the first few that makes no move, does
+    not speak in the first person or open with a contrast, and comes before the paper first
+    speaks for itself (its first ``contribution``), is read as ``context``."""
+    for i, s in enumerate(labelled[:OPENING_CONTEXT]):
+        if "contribution" in s.moves:
+            break
+        norm = normalise(s.text)
+        if s.moves or s.template or _FIRST_PERSON.search(norm) or _CONTRAST_START.search(norm):
+            continue
+        labelled[i] = LabelledSentence(s.sentence, ("context",),
+                                       (Cue("context", THRESHOLD, "", "opening sentence"),))
+    return labelled
+
+
 def analyse(text: str, lang: str | None = None) -> Analysis:
     """Split ``text`` (markdown, English or Chinese) into sentences and label their moves."""
     lex = load_lexicon()
     lang = lang or detect_lang(text)
     sentences = split_sentences(text)
-    labelled = tuple(label(s, i, len(sentences), lex) for i, s in enumerate(sentences))
+    labelled = tuple(_opening(
+        [label(s, i, len(sentences), lex) for i, s in enumerate(sentences)]))
     made = {m for s in labelled for m in s.moves}
     missing = tuple(m for m in lex.moves if m not in made)
     order, late = _order(labelled, lex.moves)

@@ -3,6 +3,7 @@ negation, position, template slots, and the phrase-derived cues."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,19 @@ from mechnb.moves.evaluate import evaluate
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "moves"
 LABELLED: list[dict[str, Any]] = json.loads(
     (FIXTURES / "labelled.json").read_text("utf-8"))["abstracts"]
+REAL: list[dict[str, Any]] = json.loads(
+    (FIXTURES / "real_en.json").read_text("utf-8"))["abstracts"]
+ROOT = FIXTURES.parent.parent.parent
+
+# Floors on the real arXiv/OpenReview abstracts, a little below the measured scores (README
+# "Move analysis"); dev was used to tune the cue rules, heldout never was. The issue's goal
+# (F1 >= 0.85 for every move) is met on neither split for every move: these only catch regressions.
+REAL_F1_FLOOR = {"dev": {"context": 0.85, "gap": 0.75, "contribution": 0.87, "mechanism": 0.52,
+                         "validation": 0.72, "implication": 0.8},
+                 "heldout": {"context": 0.82, "gap": 0.68, "contribution": 0.75,
+                             "mechanism": 0.33, "validation": 0.42, "implication": 0.62}}
+REAL_REMOVAL_FLOOR = {"dev": {"gap": 11, "validation": 13},
+                      "heldout": {"gap": 14, "validation": 11}}
 
 # Floors below the measured scores (README "Move analysis"); a change that lowers a move's F1
 # on the whole set below these fails. They are not the issue's 0.85 goal, which is not met.
@@ -32,6 +46,52 @@ def test_the_labelled_set_is_large_enough_and_well_formed() -> None:
         assert all(set(s["moves"]) <= set(MOVES) for s in sentences)
         for move in MOVES:
             assert sum(move in s["moves"] for s in sentences) >= 5, (lang, move)
+
+
+def test_the_real_set_has_forty_sourced_abstracts_split_before_tuning() -> None:
+    assert len(REAL) >= 40
+    assert len({a["id"] for a in REAL}) == len(REAL)
+    assert sum(len(a["sentences"]) for a in REAL) >= 250
+    for i, a in enumerate(REAL):
+        assert a["lang"] == "en"
+        assert a["source"].startswith("http") and a["title"]
+        assert a["id"].startswith(("arXiv:", "OpenReview:", "arxivlens:")), a["id"]
+        assert a["split"] == ("dev" if i % 2 == 0 else "heldout")
+        assert all(set(s["moves"]) <= set(MOVES) for s in a["sentences"])
+    for move in MOVES:
+        assert sum(move in s["moves"] for a in REAL for s in a["sentences"]) >= 20, move
+    # The project-written set is kept apart from the real one.
+    assert not {a["id"] for a in REAL} & {a["id"] for a in LABELLED}
+
+
+@pytest.mark.parametrize("split", ["dev", "heldout"])
+def test_per_move_f1_on_the_real_abstracts(split: str) -> None:
+    scores = evaluate(a for a in REAL if a["split"] == split)
+    assert scores.split_errors == []
+    table = {row["move"]: row["f1"] for row in scores.table()}
+    print(f"\nreal {split}: {table}")
+    low = {m: table[m] for m in MOVES if table[m] < REAL_F1_FLOOR[split][m]}
+    assert low == {}
+
+
+@pytest.mark.parametrize("split", ["dev", "heldout"])
+def test_a_removed_gap_or_validation_in_a_real_abstract_is_reported(split: str) -> None:
+    scores = evaluate(a for a in REAL if a["split"] == split)
+    for move, floor in REAL_REMOVAL_FLOOR[split].items():
+        assert scores.removal_tries[move] >= 14
+        assert scores.removal_found[move] >= floor, (move, scores.removal_found[move])
+
+
+def test_the_readme_accuracy_table_is_the_benchmarks() -> None:
+    spec = importlib.util.spec_from_file_location("bench_moves",
+                                                  ROOT / "benchmarks" / "bench_moves.py")
+    assert spec and spec.loader
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    readme = (ROOT / "README.md").read_text("utf-8")
+    table = readme.split("<!-- moves-accuracy:start -->\n", 1)[1].split(
+        "\n<!-- moves-accuracy:end -->", 1)[0]
+    assert table == bench.markdown(), "regenerate: python benchmarks/bench_moves.py --markdown"
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
