@@ -23,6 +23,9 @@ MAX_DERIVED = 2
 FIRST_CONTEXT_BONUS = 1.0
 FIRST_PERSON_CONTEXT_PENALTY = 0.7
 LAST_IMPLICATION_BONUS = 0.4
+STRONG_GAP = 1.8
+"""Weight from which a gap cue ("remains unclear", "has not been shown") still counts in a
+sentence where the paper speaks for itself; weaker ones there name the gap being closed."""
 NEGATION_WINDOW = {"en": 60, "zh": 8}
 """Characters before a negatable cue searched for a negation, within the same clause."""
 
@@ -199,6 +202,11 @@ def label(sentence: Sentence, index: int, count: int, lex: Lexicon | None = None
         scores["implication"] += LAST_IMPLICATION_BONUS
     made = sorted((m for m, s in scores.items() if s >= THRESHOLD),
                   key=lambda m: (-scores[m], lex.moves.index(m)))
+    if first_person and "contribution" in made and "gap" in made:
+        # "we solve the open problem", "unlike prior work, we …": the gap is being closed.
+        weight = max((r.weight for r in lex.rules if r.name == cues["gap"].rule), default=0.0)
+        if weight < STRONG_GAP:
+            made.remove("gap")
     decided = tuple(Cue(m, scores[m], cues[m].cue, cues[m].rule) for m in made)
     if _SLOT.search(sentence.text):
         return LabelledSentence(sentence, (), (), tuple(made))

@@ -24,11 +24,11 @@ ROOT = FIXTURES.parent.parent.parent
 # Floors on the real arXiv/OpenReview abstracts, a little below the measured scores (README
 # "Move analysis"); dev was used to tune the cue rules, heldout never was. The goal
 # (F1 >= 0.85 for every move) is met on neither split for every move: these only catch regressions.
-REAL_F1_FLOOR = {"dev": {"context": 0.85, "gap": 0.75, "contribution": 0.87, "mechanism": 0.52,
-                         "validation": 0.72, "implication": 0.8},
-                 "heldout": {"context": 0.82, "gap": 0.68, "contribution": 0.75,
-                             "mechanism": 0.33, "validation": 0.42, "implication": 0.62}}
-REAL_REMOVAL_FLOOR = {"dev": {"gap": 11, "validation": 13},
+REAL_F1_FLOOR = {"dev": {"context": 0.87, "gap": 0.9, "contribution": 0.9, "mechanism": 0.72,
+                         "validation": 0.78, "implication": 0.8},
+                 "heldout": {"context": 0.82, "gap": 0.68, "contribution": 0.78,
+                             "mechanism": 0.33, "validation": 0.46, "implication": 0.64}}
+REAL_REMOVAL_FLOOR = {"dev": {"gap": 13, "validation": 13},
                       "heldout": {"gap": 14, "validation": 11}}
 
 # Floors below the measured scores (README "Move analysis"); a change that lowers a move's F1
