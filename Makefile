@@ -5,8 +5,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.mechnb-installed
 # lmodern: the pdfLaTeX fonts of the article template; latex-cjk-* + Arphic: Chinese under pdfLaTeX
-# (ctex through CJKutf8, as on arXiv); poppler-utils: pdftotext, the bundle check's "??" test.
-TEX_PACKAGES := texlive-xetex texlive-latex-recommended texlive-latex-extra \
+# (ctex through CJKutf8, as on arXiv); poppler-utils: pdftotext, the bundle check's "??" test;
+# texlive-luatex: luaotfload, which fontspec needs under --engine lualatex.
+TEX_PACKAGES := texlive-xetex texlive-luatex texlive-latex-recommended texlive-latex-extra \
 	texlive-lang-chinese texlive-fonts-recommended latexmk lmodern latex-cjk-chinese \
 	latex-cjk-chinese-arphic-gbsn00lp latex-cjk-chinese-arphic-gkai00mp poppler-utils
 APT_GET := DEBIAN_FRONTEND=noninteractive apt-get
@@ -37,7 +38,8 @@ $(STAMP): pyproject.toml $(wildcard labextension/package.json labextension/packa
 ## sandbox latexmk runs in (mechnb compiles without it where it is missing or cannot start).
 tex:
 	@if ! command -v xelatex >/dev/null || ! command -v latexmk >/dev/null || ! command -v pdftotext >/dev/null \
-		|| ! kpsewhich ctexart.cls lmodern.sty CJKutf8.sty c70gbsn.fd c70gkai.fd >/dev/null; then \
+		|| ! command -v lualatex >/dev/null \
+		|| ! kpsewhich ctexart.cls lmodern.sty CJKutf8.sty c70gbsn.fd c70gkai.fd luaotfload.sty >/dev/null; then \
 		echo "Installing TeX Live from Debian packages..."; \
 		$(APT_GET) update -qq && $(APT_GET) install -y -qq --no-install-recommends $(TEX_PACKAGES); \
 	fi

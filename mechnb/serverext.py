@@ -4,7 +4,8 @@ Endpoints (authenticated and authorized on the ``contents`` resource — reading
 and phrases, writing for export — paths relative to the server root and confined to it):
 
 - ``GET /mechnb/check?path=NB``: the checker's findings for the saved notebook (``to_json()``)
-- ``POST /mechnb/export {"path": NB, "pdf": bool?}``: runs ``mechnb export`` on it in an
+- ``POST /mechnb/export {"path": NB, "pdf": bool?, "engine": str?, "bundle": str | [str]?}``:
+  runs ``mechnb export`` on it (``--engine``, ``--bundle arxiv|overleaf``; never ``--trust``) in an
   isolated Python (``-I``: no user site, no ``PYTHON*`` variables) from a private temporary
   directory, so nothing planted beside the notebook (a ``mechnb.py``, an ``argparse.py``) is
   imported
@@ -33,6 +34,10 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
+ENGINE_NAMES = ("pdflatex", "xelatex", "lualatex")
+"""What ``"engine"`` may be (``mechnb.notebook.TEX_ENGINES``, kept here: no import at start-up)."""
+BUNDLE_NAMES = ("arxiv", "overleaf")
+"""What ``"bundle"`` may be (``mechnb.exporter.bundle.BUNDLE_KINDS``)."""
 EXPORT_TIMEOUT = 600.0
 """Seconds an export (with latexmk) may take before it is stopped."""
 
@@ -143,7 +148,21 @@ class ExportHandler(_NotebookHandler):
             pdf = _pdf_available()
         elif not isinstance(pdf, bool):
             raise web.HTTPError(400, '"pdf" must be true or false')
-        argv = mechnb_command("export", str(path), *(["--pdf"] if pdf else []))
+        options = ["--pdf"] if pdf else []
+        engine = body.get("engine")
+        if engine is not None:
+            if engine not in ENGINE_NAMES:
+                raise web.HTTPError(400, f'"engine" must be one of {", ".join(ENGINE_NAMES)}')
+            options += ["--engine", engine]
+        bundles = body.get("bundle")
+        if isinstance(bundles, str):
+            bundles = [bundles]
+        if bundles is not None and (not isinstance(bundles, list) or not all(
+                b in BUNDLE_NAMES for b in bundles)):
+            raise web.HTTPError(400, f'"bundle" must be {" or ".join(BUNDLE_NAMES)} (or a list)')
+        for kind in dict.fromkeys(bundles or ()):
+            options += ["--bundle", kind]
+        argv = mechnb_command("export", str(path), *options)
         with tempfile.TemporaryDirectory(prefix="mechnb-export-") as cwd:
             proc = await asyncio.create_subprocess_exec(
                 *argv, cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
@@ -159,11 +178,15 @@ class ExportHandler(_NotebookHandler):
                    for line in out.decode("utf-8", "replace").splitlines() if line.strip()]
         tex = next((p for p in written if p.suffix == ".tex" and p.is_file()), None)
         pdf_file = next((p for p in written if p.suffix == ".pdf" and p.is_file()), None)
+        archives = [p for p in written if p.name.endswith(("-arxiv.tar.gz", "-overleaf.zip"))
+                    and p.is_file()]
         self.finish(json.dumps({
-            "ok": proc.returncode == 0 and tex is not None,
+            "ok": proc.returncode == 0 and tex is not None
+                  and len(archives) == len(dict.fromkeys(bundles or ())),
             "returncode": proc.returncode,
             "tex": self.relative(tex) if tex else None,
             "pdf": self.relative(pdf_file) if pdf_file else None,
+            "bundles": [self.relative(p) for p in archives],
             "log": (out + err).decode("utf-8", "replace"),
         }))
 

@@ -28,7 +28,17 @@ export interface IExportResult {
   returncode: number;
   tex: string | null;
   pdf: string | null;
+  /** The bundles written (paths relative to the server root), when asked for. */
+  bundles?: string[];
   log: string;
+}
+
+/** The body of POST /mechnb/export. */
+export interface IExportRequest {
+  path: string;
+  pdf?: boolean;
+  engine?: 'pdflatex' | 'xelatex' | 'lualatex';
+  bundle?: ('arxiv' | 'overleaf')[];
 }
 
 /**

@@ -12,6 +12,10 @@ export namespace CommandIDs {
   export const checkArgument = 'mechnb:check-argument';
   /** Export the notebook to LaTeX (and PDF when TeX is present) next to it. */
   export const exportPaper = 'mechnb:export-paper';
+  /** Build the arXiv tarball (.tex + .bbl + figures), checked with pdfLaTeX, next to it. */
+  export const exportArxiv = 'mechnb:export-arxiv';
+  /** Build the Overleaf project zip (sources + .bib + latexmkrc), checked with latexmk. */
+  export const exportOverleaf = 'mechnb:export-overleaf';
   /** Show the moves of the active abstract cell in the right side bar. */
   export const showMoves = 'mechnb:show-moves';
 }

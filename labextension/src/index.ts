@@ -4,15 +4,23 @@ import {
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import {
+  Dialog,
   ICommandPalette,
   InputDialog,
   Notification,
+  showDialog,
   ToolbarButton
 } from '@jupyterlab/apputils';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
-import { IExportResult, IFinding, IRoleInfo, requestAPI } from './api';
+import {
+  IExportRequest,
+  IExportResult,
+  IFinding,
+  IRoleInfo,
+  requestAPI
+} from './api';
 import { connectBridge } from './bridge';
 import { trackBadges } from './badges';
 import { cellRole, insertCells, insertText, selectCell, writeRole } from './cells';
@@ -57,6 +65,21 @@ async function runInKernel(panel: NotebookPanel, code: string): Promise<void> {
     throw new Error('This notebook has no kernel.');
   }
   await kernel.requestExecute({ code, silent: false, store_history: false }).done;
+}
+
+/** The CLI's own verdict (its last ``mechnb export: …`` line), else the log's last line. */
+function summary(log: string): string {
+  const lines = log.trim().split('\n').filter(line => line.trim());
+  const verdict = [...lines].reverse().find(line => line.startsWith('mechnb export'));
+  return (verdict ?? lines[lines.length - 1] ?? 'export failed').replace(/^mechnb export: (error: )?/, '');
+}
+
+/** The full log of a failed export in a dialog (findings name their cells). */
+function showLog(title: string, log: string): void {
+  const body = new Widget({ node: document.createElement('pre') });
+  body.addClass('jp-mechnb-export-log');
+  body.node.textContent = log;
+  void showDialog({ title, body, buttons: [Dialog.okButton()] });
 }
 
 const plugin: JupyterFrontEndPlugin<void> = {
@@ -262,6 +285,59 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     });
 
+    /**
+     * Save, POST /mechnb/export, and show the files written — or, on failure, the CLI's
+     * summary line (notifications are short) with a button that shows the whole log.
+     */
+    const runExport = async (
+      panel: NotebookPanel,
+      body: IExportRequest,
+      what: string
+    ): Promise<IExportResult | null> => {
+      const path = panel.context.path;
+      const id = Notification.emit(`Exporting ${path} to ${what}…`, 'in-progress', {
+        autoClose: false
+      });
+      const fail = (message: string, log: string) => {
+        Notification.update({
+          id,
+          type: 'error',
+          message: `Export failed: ${message}`,
+          autoClose: false,
+          actions: log
+            ? [{ label: 'Show log', callback: () => showLog(`Export of ${path}`, log) }]
+            : []
+        });
+      };
+      try {
+        if (panel.context.model.dirty) {
+          await panel.context.save();
+        }
+        const result = await requestAPI<IExportResult>('export', {
+          method: 'POST',
+          body: JSON.stringify(body)
+        });
+        if (!result.ok) {
+          fail(summary(result.log), result.log);
+          return null;
+        }
+        const written = body.bundle ? result.bundles ?? [] : [result.tex, result.pdf];
+        Notification.update({
+          id,
+          type: 'success',
+          message: `Wrote ${written.filter(Boolean).join(' and ')}`,
+          autoClose: 8000
+        });
+        return result;
+      } catch (reason) {
+        fail(String((reason as Error)?.message ?? reason), '');
+        return null;
+      }
+    };
+
+    const engineArg = (args: any): IExportRequest['engine'] | undefined =>
+      ['pdflatex', 'xelatex', 'lualatex'].includes(args.engine) ? args.engine : undefined;
+
     app.commands.addCommand(CommandIDs.exportPaper, {
       label: 'Export Paper to LaTeX (mechnb)',
       caption: 'Write the .tex (and the PDF when TeX is installed) next to the notebook',
@@ -271,36 +347,38 @@ const plugin: JupyterFrontEndPlugin<void> = {
         if (!panel) {
           return;
         }
-        const path = panel.context.path;
-        const work = (async () => {
-          if (panel.context.model.dirty) {
-            await panel.context.save();
-          }
-          const body: { path: string; pdf?: boolean } = { path };
-          if (typeof args.pdf === 'boolean') {
-            body.pdf = args.pdf;
-          }
-          const result = await requestAPI<IExportResult>('export', {
-            method: 'POST',
-            body: JSON.stringify(body)
-          });
-          if (!result.ok) {
-            throw new Error(result.log.trim().split('\n').slice(-3).join(' ') || 'export failed');
-          }
-          return result;
-        })();
-        Notification.promise(work as Promise<any>, {
-          pending: { message: `Exporting ${path} to LaTeX…`, options: { autoClose: false } },
-          success: {
-            message: (result: any) =>
-              `Wrote ${[result.tex, result.pdf].filter(Boolean).join(' and ')}`,
-            options: { autoClose: 8000 }
-          },
-          error: { message: (reason: unknown) => `Export failed: ${String((reason as Error)?.message ?? reason)}` }
-        });
-        return work.catch(() => null);
+        const body: IExportRequest = { path: panel.context.path };
+        if (typeof args.pdf === 'boolean') {
+          body.pdf = args.pdf;
+        }
+        body.engine = engineArg(args);
+        return runExport(panel, body, 'LaTeX');
       }
     });
+
+    const bundleCommands: [string, 'arxiv' | 'overleaf', string, string][] = [
+      [CommandIDs.exportArxiv, 'arxiv', 'Export arXiv Bundle (mechnb)',
+       'Write build/<name>/<name>-arxiv.tar.gz (.tex, .bbl, figures), checked with pdfLaTeX'],
+      [CommandIDs.exportOverleaf, 'overleaf', 'Export Overleaf Project (mechnb)',
+       'Write build/<name>/<name>-overleaf.zip (sources, .bib, latexmkrc), checked with latexmk']
+    ];
+    for (const [id, kind, label, caption] of bundleCommands) {
+      app.commands.addCommand(id, {
+        label,
+        caption,
+        isEnabled: hasNotebook,
+        execute: async args => {
+          const panel = current();
+          if (!panel) {
+            return;
+          }
+          // the bundle is compiled by its own check: no separate PDF run
+          const body: IExportRequest = { path: panel.context.path, pdf: false, bundle: [kind] };
+          body.engine = engineArg(args);
+          return runExport(panel, body, kind === 'arxiv' ? 'an arXiv bundle' : 'an Overleaf project');
+        }
+      });
+    }
 
     let moves: MovesPanel | null = null;
     app.commands.addCommand(CommandIDs.showMoves, {
@@ -335,6 +413,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
       CommandIDs.clearRole,
       CommandIDs.checkArgument,
       CommandIDs.exportPaper,
+      CommandIDs.exportArxiv,
+      CommandIDs.exportOverleaf,
       CommandIDs.openPhrases,
       CommandIDs.showMoves
     ]) {

@@ -20,7 +20,13 @@ from ..paper_paths import resolve_in_folder
 from .codes import export_finding
 from .context import RenderCache, cache_disabled
 from .document import ExportOptions, build_document, safe_stem
-from .engines import choose_engine, fallback_engine, pdftex_findings
+from .engines import (
+    LUATEXJA_MISSING,
+    choose_engine,
+    fallback_engine,
+    lualatex_findings,
+    pdftex_findings,
+)
 from .latex import RenderedTex, render_latex
 from .styles import Style, parse_style, resolve_style
 from .writer import write_export
@@ -112,6 +118,8 @@ def render(paper: Paper, *, template: str | None = None, include_code: bool = Fa
         chosen, note = fallback_engine(paper, engine, chosen, unsupported)
         if note is not None:
             findings.append(note)
+    elif chosen.name == "lualatex":
+        findings += lualatex_findings(rendered)
     return ExportResult(latex=rendered.text, resources=resources, findings=findings,
                         paper=paper, rendered=rendered, citations=doc.citations, cache=cache,
                         engine=chosen.name, style=style)
@@ -215,7 +223,9 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
                           "directory with -o DIR") from None
     if progress:
         progress(f"wrote {result.tex_path}")
-    if pdf:
+    compiles = (engine or result.engine) != "lualatex" or not any(
+        f.name == LUATEXJA_MISSING for f in result.findings)
+    if pdf and compiles:  # a LuaLaTeX run that cannot load ctex is not started (MECH832)
         from .pdf import compile_pdf
 
         compiled = compile_pdf(result.tex_path, progress, engine=engine or result.engine,

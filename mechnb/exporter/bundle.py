@@ -20,10 +20,11 @@ import tarfile
 import tempfile
 import time
 import zipfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from ..errors import ExportError
 from ..findings import Finding, Severity
 from .api import ExportResult
 from .codes import export_finding
@@ -41,6 +42,10 @@ _PATH_COMMAND_RE = re.compile(
     r"(/|~|[A-Za-z]:[\\/]|\.\./)")
 _UNDEFINED_SUMMARY = ("There were undefined references", "There were undefined citations",
                       "Citation(s) may have changed")
+
+
+class BundleKindError(ExportError):
+    """A bundle kind that is not one of ``BUNDLE_KINDS``."""
 
 
 @dataclass
@@ -344,3 +349,30 @@ def build_bundle(result: ExportResult, kind: str, out_dir: Path) -> BundleResult
     bundle = BUILDERS[kind](result, out_dir, stem)
     bundle.seconds = time.perf_counter() - start
     return bundle
+
+
+def build_bundles(result: ExportResult, kinds: Sequence[str], out_dir: Path, *,
+                  trust: bool = False, progress: Callable[[str], None] | None = None
+                  ) -> list[BundleResult]:
+    """Build each bundle of ``kinds`` once (the CLI's and ``%mech export``'s ``--bundle``).
+
+    A bundle is compiled, so the TeX gate applies as for ``--pdf``: without ``trust``,
+    ``UntrustedTexError`` before anything is built. The bundles' findings join ``result``'s.
+    """
+    if not kinds:
+        return []
+    unknown = [k for k in kinds if k not in BUILDERS]
+    if unknown:
+        raise BundleKindError(f"unknown bundle {unknown[0]!r}; choose one of "
+                              f"{', '.join(BUILDERS)}")
+    if not trust:
+        from .api import refuse_untrusted
+
+        refuse_untrusted(result.paper)
+    bundles = []
+    for kind in dict.fromkeys(kinds):
+        if progress:
+            progress(f"building the {kind} bundle …")
+        bundles.append(build_bundle(result, kind, out_dir))
+        result.findings.extend(bundles[-1].findings)
+    return bundles

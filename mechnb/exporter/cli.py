@@ -56,7 +56,6 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .api import (
         output_directory,
         paper_findings,
-        refuse_untrusted,
         render,
         write_result,
     )
@@ -95,15 +94,12 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     write_result(result, args.output_dir, pdf=args.pdf, force=args.force,
                  progress=progress if args.pdf else None, trust=args.trust)
-    if args.bundle and not args.trust:  # a bundle is compiled too: the same gate applies
-        refuse_untrusted(paper)
     bundles = []
-    for kind in dict.fromkeys(args.bundle or ()):
-        from .bundle import build_bundle
+    if args.bundle:
+        from .bundle import build_bundles
 
-        progress(f"building the {kind} bundle …")
-        bundles.append(build_bundle(result, kind, output_directory(paper, args.output_dir)))
-        result.findings.extend(bundles[-1].findings)
+        bundles = build_bundles(result, args.bundle, output_directory(paper, args.output_dir),
+                                trust=args.trust, progress=progress)
     own = result.findings
     if any(f.name == "missing-bibliography" for f in checks):  # the checker said it already
         own = [f for f in own if f.name not in BIBLIOGRAPHY_FINDINGS]
@@ -116,7 +112,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     print(result.tex_path, file=out)
     if args.pdf:
         if result.pdf_path is None:
-            print(f"mechnb export: the PDF was not produced; see {result.log_path}", file=err)
+            see = f"see {result.log_path}" if result.log_path else "see the findings above"
+            print(f"mechnb export: the PDF was not produced; {see}", file=err)
             return 1
         print(result.pdf_path, file=out)
     failed = [b for b in bundles if not b.ok]

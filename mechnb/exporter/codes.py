@@ -31,6 +31,7 @@ EXPORT_FINDINGS: dict[str, tuple[str, Severity]] = {
     "bundle-check-failed": ("MECH829", Severity.ERROR),
     "bundle-absolute-path": ("MECH830", Severity.ERROR),
     "bundle-without-bbl": ("MECH831", Severity.ERROR),
+    "lualatex-without-luatexja": ("MECH832", Severity.ERROR),
 }
 """slug → (code, severity); documented in README's export section."""
 

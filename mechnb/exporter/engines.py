@@ -81,6 +81,28 @@ def fallback_engine(paper: Paper, requested: str | None, chosen: Engine,
     return ENGINES[FALLBACK_ENGINE], note
 
 
+# --------------------------------------------------------------------------- LuaLaTeX and Chinese
+
+_CTEX_RE = re.compile(r"^[ \t]*\\(?:documentclass|usepackage|RequirePackage)(?:\[[^\]\n]*\])?"
+                      r"\{(?:ctexart|ctexrep|ctexbook|ctex)\}", re.M)
+LUATEXJA_MISSING = "lualatex-without-luatexja"
+"""The finding that stops a LuaLaTeX compile of a ctex paper before it starts."""
+
+
+def lualatex_findings(rendered: RenderedTex) -> list[Finding]:
+    """ctex typesets Chinese under LuaLaTeX through luatexja (Debian's ``texlive-lang-japanese``,
+    ~330 MB, which ``make tex`` does not install): without it, one finding instead of a TeX error.
+    """
+    from .styles import kpsewhich
+
+    if _CTEX_RE.search(rendered.text) is None or kpsewhich("luatexja.sty"):
+        return []
+    return [export_finding(
+        LUATEXJA_MISSING, "LuaLaTeX typesets Chinese (ctex) through luatexja, which this TeX Live "
+        "lacks: use --engine xelatex (the default for Chinese) or pdflatex (what arXiv runs), or "
+        "install luatexja (Debian: texlive-lang-japanese); not compiled")]
+
+
 # --------------------------------------------------------------------------- pdfLaTeX pre-check
 
 _COMMENT_RE = re.compile(r"(?<!\\)%.*")

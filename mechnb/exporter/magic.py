@@ -1,4 +1,5 @@
-"""``%mech export [DIR] [--pdf] …``: export the notebook the kernel runs in (its saved copy)."""
+"""``%mech export [DIR] [--pdf] [--engine E] [--style S] [--bundle arxiv|overleaf] …``: export
+the notebook the kernel runs in (its saved copy), with the options of ``mechnb export``."""
 
 from __future__ import annotations
 
@@ -7,12 +8,16 @@ import html
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..errors import UsageError
 from ..findings import Finding
 
-USAGE = ("%mech export [DIR] [--pdf] [--trust] [--force] [--include-code] [--annotate] "
+if TYPE_CHECKING:
+    from .bundle import BundleResult
+
+USAGE = ("%mech export [DIR] [--pdf] [--engine pdflatex|xelatex|lualatex] [--style SPEC] "
+         "[--bundle arxiv|overleaf] [--trust] [--force] [--include-code] [--annotate] "
          "[--template T] [--notebook PATH]")
 
 
@@ -31,6 +36,9 @@ def _parser() -> _Parser:
     p.add_argument("--annotate", action="store_true")
     p.add_argument("--template")
     p.add_argument("--notebook", help="export this notebook instead of the kernel's own")
+    p.add_argument("--engine", choices=("pdflatex", "xelatex", "lualatex"))
+    p.add_argument("--style")
+    p.add_argument("--bundle", action="append", choices=("arxiv", "overleaf"))
     return p
 
 
@@ -43,6 +51,17 @@ class ExportReport:
     pdf: Path | None
     findings: list[Finding] = field(default_factory=list)
     pdf_wanted: bool = False
+    bundles: list[BundleResult] = field(default_factory=list)
+
+    def _bundle_lines(self) -> list[tuple[str, Path | None, str]]:
+        """(label, bundle path or None, why it is missing) per bundle asked for."""
+        out: list[tuple[str, Path | None, str]] = []
+        for b in self.bundles:
+            label = "arXiv bundle" if b.kind == "arxiv" else "Overleaf project"
+            why = "failed its check, not written — see the findings below" + (
+                f" and {b.log}" if b.log else "")
+            out.append((label, b.path, why))
+        return out
 
     def lines(self) -> list[str]:
         out = [f"Exported the saved copy of {self.notebook.name} "
@@ -53,6 +72,8 @@ class ExportReport:
             out.append(f"PDF: {self.pdf}")
         elif self.pdf_wanted:
             out.append("PDF: not produced — see the TeX findings below")
+        out += [f"{label}: {path}" if path else f"{label}: {why}"
+                for label, path, why in self._bundle_lines()]
         out += [f.format(self.notebook.name) for f in self.findings]
         return out
 
@@ -79,6 +100,9 @@ class ExportReport:
             items.append(self._link("PDF", self.pdf))
         elif self.pdf_wanted:
             items.append("<li>PDF: not produced — see the TeX findings below</li>")
+        for label, path, why in self._bundle_lines():
+            items.append(self._link(label, path) if path else
+                         f"<li>{html.escape(label)}: {html.escape(why)}</li>")
         items += [f"<li><code>{html.escape(f.format(self.notebook.name))}</code></li>"
                   for f in self.findings]
         return f"<p>{html.escape(self.lines()[0])}</p><ul>{''.join(items)}</ul>"
@@ -99,12 +123,21 @@ def mech_export(shell: Any, argv: list[str]) -> object | None:
             "say); run `%mech export --notebook path/to/paper.ipynb`, or `mechnb export "
             "path/to/paper.ipynb` in a terminal")
     from ..notebook import read_paper
-    from .api import export, paper_findings
+    from .api import export, output_directory, paper_findings
+    from .styles import parse_style_argument
 
+    style = parse_style_argument(args.style) if args.style else None
     paper = read_paper(path)
     checks = paper_findings(paper)
     result = export(paper, args.output_dir, pdf=args.pdf, force=args.force,
                     template=args.template, include_code=args.include_code,
-                    annotations=checks if args.annotate else (), trust=args.trust)
+                    annotations=checks if args.annotate else (), trust=args.trust,
+                    engine=args.engine, style=style)
+    bundles: list[BundleResult] = []
+    if args.bundle:
+        from .bundle import build_bundles
+
+        bundles = build_bundles(result, args.bundle, output_directory(paper, args.output_dir),
+                                trust=args.trust)
     return ExportReport(notebook=path, tex=result.tex_path, pdf=result.pdf_path,
-                        findings=checks + result.findings, pdf_wanted=args.pdf)
+                        findings=checks + result.findings, pdf_wanted=args.pdf, bundles=bundles)

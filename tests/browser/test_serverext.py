@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import urllib.error
 import urllib.request
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -147,6 +148,11 @@ def test_bad_requests_get_4xx_with_a_message(lab_server: Server) -> None:
         b'{"path": "bad_requests.ipynb", "pdf": "yes"}': 400,
         b'{"path": "bad\\u0000.ipynb"}': 400,
         b'{"path": "../x.ipynb"}': 403,
+        b'{"path": "bad_requests.ipynb", "engine": "context"}': 400,
+        b'{"path": "bad_requests.ipynb", "engine": ["pdflatex"]}': 400,
+        b'{"path": "bad_requests.ipynb", "bundle": "zip"}': 400,
+        b'{"path": "bad_requests.ipynb", "bundle": ["arxiv", "--trust"]}': 400,
+        b'{"path": "bad_requests.ipynb", "bundle": {"arxiv": true}}': 400,
     }
     for body, expected in cases.items():
         status, message = _raw_status(lab_server, "export", body)
@@ -195,3 +201,30 @@ def test_readonly_authorizer_may_check_but_not_export(readonly_server: Server) -
     assert _request(readonly_server, "roles")
     assert _status(readonly_server, "export", data={"path": "ro.ipynb", "pdf": True}) == 403
     assert sorted(p.name for p in readonly_server.root.iterdir()) == ["ro.ipynb"]
+
+
+def test_export_endpoint_names_match_the_exporter() -> None:
+    from mechnb.exporter.bundle import BUNDLE_KINDS
+    from mechnb.notebook import TEX_ENGINES
+    from mechnb.serverext import BUNDLE_NAMES, ENGINE_NAMES
+
+    assert (ENGINE_NAMES, BUNDLE_NAMES) == (TEX_ENGINES, BUNDLE_KINDS)
+
+
+@pytest.mark.tex
+def test_export_endpoint_builds_bundles_with_the_engine(lab_server: Server) -> None:
+    if not (shutil.which("latexmk") and shutil.which("pdflatex")):
+        pytest.skip("TeX Live is not installed (`make tex`)")
+    folder = lab_server.root / "bundles"
+    folder.mkdir()
+    for name in ("all_roles_en.ipynb", "refs.bib", "figure.png"):
+        shutil.copy(EXPORTER_NOTEBOOKS / name, folder / name)
+    reply = _request(lab_server, "export", data={
+        "path": "bundles/all_roles_en.ipynb", "pdf": False, "engine": "xelatex",
+        "bundle": ["overleaf", "arxiv"]})
+    assert reply["ok"], reply["log"]
+    out = "bundles/build/all_roles_en/all_roles_en"
+    assert sorted(reply["bundles"]) == [f"{out}-arxiv.tar.gz", f"{out}-overleaf.zip"]
+    assert reply["pdf"] is None
+    with zipfile.ZipFile(lab_server.root / f"{out}-overleaf.zip") as zf:
+        assert "$pdf_mode = 5;" in zf.read("latexmkrc").decode()
