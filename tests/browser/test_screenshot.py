@@ -1,6 +1,8 @@
-"""The README's screenshot of JupyterLab with the extension, taken from a real session.
+"""The README's two images: JupyterLab with the extension (a real session) and the first page
+of an example paper's PDF (a real export and compile).
 
-Runs only with ``MECHNB_SCREENSHOTS=1`` (it rewrites ``docs/screenshot-lab.png``):
+Runs only with ``MECHNB_SCREENSHOTS=1`` (it rewrites ``docs/screenshot-lab.png`` and
+``docs/failure_paper_page1.png``):
 ``MECHNB_SCREENSHOTS=1 .venv/bin/python -m pytest tests/browser/test_screenshot.py``.
 """
 
@@ -9,6 +11,8 @@ from __future__ import annotations
 import os
 import shutil
 import struct
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +23,11 @@ from .notebook_page import NotebookPage
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOT = REPO / "docs" / "screenshot-lab.png"
+PAGE_ONE = REPO / "docs" / "failure_paper_page1.png"
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("MECHNB_SCREENSHOTS") != "1",
-    reason="set MECHNB_SCREENSHOTS=1 to rewrite docs/screenshot-lab.png")
+    reason="set MECHNB_SCREENSHOTS=1 to rewrite docs/screenshot-lab.png and the page image")
 
 
 def test_lab_screenshot_of_an_example_paper(page: Any, lab_server: Server) -> None:
@@ -45,3 +50,18 @@ def test_lab_screenshot_of_an_example_paper(page: Any, lab_server: Server) -> No
     header = SCREENSHOT.read_bytes()[:24]
     assert header[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", header[16:24]) == (1400, 900)
+
+
+def test_first_page_of_an_example_pdf(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    subprocess.run([sys.executable, "-m", "mechnb", "export", str(REPO / "notebooks" /
+                    "failure_paper.ipynb"), "-o", str(out), "--pdf", "--no-cache"],
+                   check=True, capture_output=True)
+    stem = tmp_path / "page"
+    subprocess.run(["pdftoppm", "-png", "-r", "90", "-f", "1", "-l", "1", "-singlefile",
+                    str(out / "failure_paper.pdf"), str(stem)], check=True)
+    shutil.copyfile(stem.with_suffix(".png"), PAGE_ONE)
+    header = PAGE_ONE.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", header[16:24])
+    assert height > width  # a portrait page, not an error image
