@@ -26,6 +26,11 @@ LAST_IMPLICATION_BONUS = 0.4
 STRONG_GAP = 1.8
 """Weight from which a gap cue ("remains unclear", "has not been shown") still counts in a
 sentence where the paper speaks for itself; weaker ones there name the gap being closed."""
+KEY_CLAIM_RULES = frozenset(("we show that … (key claim)", "we show that (structural claim)"))
+"""Rules that read "we show/find that …" as a mechanism claim only because a claim follows."""
+KEY_CLAIM_ONLY = 1.15
+"""A mechanism score up to this, decided by a key-claim rule, comes from those rules alone; in a
+sentence that makes a stronger validation, the claim is the evidence and no mechanism is made."""
 NEGATION_WINDOW = {"en": 60, "zh": 8}
 """Characters before a negatable cue searched for a negation, within the same clause."""
 
@@ -207,6 +212,11 @@ def label(sentence: Sentence, index: int, count: int, lex: Lexicon | None = None
         weight = max((r.weight for r in lex.rules if r.name == cues["gap"].rule), default=0.0)
         if weight < STRONG_GAP:
             made.remove("gap")
+    if "mechanism" in made and "validation" in made \
+            and cues["mechanism"].rule in KEY_CLAIM_RULES \
+            and scores["mechanism"] <= KEY_CLAIM_ONLY < scores["validation"]:
+        # "empirically, we find that X outperforms Y": the claim is the evidence itself.
+        made.remove("mechanism")
     decided = tuple(Cue(m, scores[m], cues[m].cue, cues[m].rule) for m in made)
     if _SLOT.search(sentence.text):
         return LabelledSentence(sentence, (), (), tuple(made))

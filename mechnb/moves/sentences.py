@@ -22,10 +22,11 @@ _MASKED = re.compile(
     r"|https?://\S+",
     re.S)
 _ABBREVIATIONS = re.compile(
-    r"(?i)(?<![A-Za-z])(?:e\.g|i\.e|et al|cf|vs|resp|approx|etc|fig|figs|eq|eqs|sec|secs|"
+    r"(?i)(?<![A-Za-z])(?:e\.g|i\.e|et al|cf|vs|resp|approx|fig|figs|eq|eqs|sec|secs|"
     r"tab|thm|lem|prop|def|cor|app|ch|no|nos|vol|pp|ref|refs|dr|mr|ms|prof|st|jr|al|"
     r"[A-Z])\.(?=[\s,;:)])")
-"""An abbreviation's (or an initial's) full stop; ``etc.`` at a paragraph end is a boundary."""
+"""An abbreviation's (or an initial's) full stop. ``etc.`` is not one: it mostly ends a list, and
+with it the sentence; before a lower-case word or a comma it is no boundary anyway (see _ends)."""
 _EN_END = re.compile(r"[.!?]+[\"'”’)\]*_]*(?=\s+|$)")
 _ZH_END = re.compile(r"[。！？!?]+[”’」』）)*_]*|[.](?=\s*[\u3400-\u9fff])")
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-*+]|\d+[.)])[ \t]+)")

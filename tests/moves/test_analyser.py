@@ -19,17 +19,25 @@ LABELLED: list[dict[str, Any]] = json.loads(
     (FIXTURES / "labelled.json").read_text("utf-8"))["abstracts"]
 REAL: list[dict[str, Any]] = json.loads(
     (FIXTURES / "real_en.json").read_text("utf-8"))["abstracts"]
+REAL_DEV2: list[dict[str, Any]] = json.loads(
+    (FIXTURES / "real_en_dev2.json").read_text("utf-8"))["abstracts"]
+"""A second tuning split of real abstracts, collected after the rules were tuned on ``dev``."""
 ROOT = FIXTURES.parent.parent.parent
 
 # Floors on the real arXiv/OpenReview abstracts, a little below the measured scores (README
-# "Move analysis"); dev was used to tune the cue rules, heldout never was. The issue's goal
-# (F1 >= 0.85 for every move) is met on neither split for every move: these only catch regressions.
-REAL_F1_FLOOR = {"dev": {"context": 0.87, "gap": 0.9, "contribution": 0.9, "mechanism": 0.72,
-                         "validation": 0.78, "implication": 0.8},
+# "Move analysis"); dev and dev2 were used to tune the cue rules, heldout never was. The issue's
+# goal (F1 >= 0.85 for every move) is met on no split for every move: these only catch regressions.
+REAL_F1_FLOOR = {"dev": {"context": 0.87, "gap": 0.9, "contribution": 0.9, "mechanism": 0.73,
+                         "validation": 0.8, "implication": 0.8},
+                 "dev2": {"context": 0.75, "gap": 0.84, "contribution": 0.88, "mechanism": 0.64,
+                          "validation": 0.54, "implication": 0.68},
                  "heldout": {"context": 0.82, "gap": 0.68, "contribution": 0.78,
-                             "mechanism": 0.33, "validation": 0.46, "implication": 0.64}}
-REAL_REMOVAL_FLOOR = {"dev": {"gap": 13, "validation": 13},
+                             "mechanism": 0.44, "validation": 0.46, "implication": 0.64}}
+REAL_REMOVAL_FLOOR = {"dev": {"gap": 13, "validation": 14},
+                      "dev2": {"gap": 15, "validation": 13},
                       "heldout": {"gap": 14, "validation": 11}}
+REAL_SPLITS = {"dev": [a for a in REAL if a["split"] == "dev"], "dev2": REAL_DEV2,
+               "heldout": [a for a in REAL if a["split"] == "heldout"]}
 
 # Floors below the measured scores (README "Move analysis"); a change that lowers a move's F1
 # on the whole set below these fails. They are not the issue's 0.85 goal, which is not met.
@@ -64,9 +72,21 @@ def test_the_real_set_has_forty_sourced_abstracts_split_before_tuning() -> None:
     assert not {a["id"] for a in REAL} & {a["id"] for a in LABELLED}
 
 
-@pytest.mark.parametrize("split", ["dev", "heldout"])
+def test_the_second_tuning_split_is_sourced_and_apart_from_the_first_set() -> None:
+    assert len(REAL_DEV2) >= 20
+    ids = [a["id"] for a in REAL_DEV2]
+    assert len(set(ids)) == len(ids)
+    assert not set(ids) & {a["id"] for a in REAL} and not set(ids) & {a["id"] for a in LABELLED}
+    assert not {a["title"].lower() for a in REAL_DEV2} & {a["title"].lower() for a in REAL}
+    for a in REAL_DEV2:
+        assert a["lang"] == "en" and a["split"] == "dev2"
+        assert a["source"].startswith("http") and a["title"] and ":" in a["id"]
+        assert all(set(s["moves"]) <= set(MOVES) for s in a["sentences"])
+
+
+@pytest.mark.parametrize("split", ["dev", "dev2", "heldout"])
 def test_per_move_f1_on_the_real_abstracts(split: str) -> None:
-    scores = evaluate(a for a in REAL if a["split"] == split)
+    scores = evaluate(REAL_SPLITS[split])
     assert scores.split_errors == []
     table = {row["move"]: row["f1"] for row in scores.table()}
     print(f"\nreal {split}: {table}")
@@ -74,9 +94,9 @@ def test_per_move_f1_on_the_real_abstracts(split: str) -> None:
     assert low == {}
 
 
-@pytest.mark.parametrize("split", ["dev", "heldout"])
+@pytest.mark.parametrize("split", ["dev", "dev2", "heldout"])
 def test_a_removed_gap_or_validation_in_a_real_abstract_is_reported(split: str) -> None:
-    scores = evaluate(a for a in REAL if a["split"] == split)
+    scores = evaluate(REAL_SPLITS[split])
     for move, floor in REAL_REMOVAL_FLOOR[split].items():
         assert scores.removal_tries[move] >= 14
         assert scores.removal_found[move] >= floor, (move, scores.removal_found[move])

@@ -26,3 +26,11 @@ def test_split(case: dict[str, Any]) -> None:
 def test_empty_and_blank_text() -> None:
     assert split_sentences("") == []
     assert split_sentences("  \n\n # Only a heading\n") == []
+
+
+def test_etc_ends_a_list_and_its_sentence_but_not_before_lower_case() -> None:
+    text = ("It explains many aspects: size, decay, etc. Guided by this, we test it. "
+            "Heads, layers, etc. are ablated.")
+    assert [s.text for s in split_sentences(text)] == [
+        "It explains many aspects: size, decay, etc.", "Guided by this, we test it.",
+        "Heads, layers, etc. are ablated."]
