@@ -291,16 +291,8 @@ def build_arxiv(result: ExportResult, out_dir: Path, stem: str) -> BundleResult:
         return BundleResult("arxiv", None, [export_finding(
             "bundle-absolute-path", f"files outside one flat folder cannot go into the bundle: "
             f"{', '.join(bad)}")])
-    target = out_dir / f"{stem}-arxiv.tar.gz"
-    with tempfile.TemporaryDirectory(prefix="mechnb-arxiv-") as tmp:
-        candidate = Path(tmp) / target.name
-        candidate.write_bytes(_tar_gz(files))
-        log = out_dir / f"{stem}-arxiv-check.log"
-        problems = check_arxiv(candidate, result, stem, keep_log=log)
-        if problems:
-            return BundleResult("arxiv", None, problems, log)
-        atomic_write(target, candidate.read_bytes())
-    return BundleResult("arxiv", target)
+    return _write_checked("arxiv", _tar_gz(files), out_dir / f"{stem}-arxiv.tar.gz",
+                          check_arxiv, result, stem)
 
 
 def latexmkrc(result: ExportResult, stem: str) -> str:
@@ -320,16 +312,24 @@ def build_overleaf(result: ExportResult, out_dir: Path, stem: str) -> BundleResu
         return BundleResult("overleaf", None, problems)
     files = _sources(result, stem, with_bib=True)
     files["latexmkrc"] = latexmkrc(result, stem).encode("utf-8")
-    target = out_dir / f"{stem}-overleaf.zip"
-    with tempfile.TemporaryDirectory(prefix="mechnb-overleaf-") as tmp:
+    return _write_checked("overleaf", _zip(files), out_dir / f"{stem}-overleaf.zip",
+                          check_overleaf, result, stem)
+
+
+def _write_checked(kind: str, archive: bytes, target: Path,
+                   check: Callable[..., list[Finding]], result: ExportResult,
+                   stem: str) -> BundleResult:
+    """Check ``archive`` as a private candidate file; write it to ``target`` only if it passes
+    (the check's log is kept beside the target when it does not)."""
+    with tempfile.TemporaryDirectory(prefix=f"mechnb-{kind}-") as tmp:
         candidate = Path(tmp) / target.name
-        candidate.write_bytes(_zip(files))
-        log = out_dir / f"{stem}-overleaf-check.log"
-        problems = check_overleaf(candidate, result, stem, keep_log=log)
+        candidate.write_bytes(archive)
+        log = target.with_name(f"{stem}-{kind}-check.log")
+        problems = check(candidate, result, stem, keep_log=log)
         if problems:
-            return BundleResult("overleaf", None, problems, log)
-        atomic_write(target, candidate.read_bytes())
-    return BundleResult("overleaf", target)
+            return BundleResult(kind, None, problems, log)
+        atomic_write(target, archive)
+    return BundleResult(kind, target)
 
 
 BUILDERS: dict[str, Callable[[ExportResult, Path, str], BundleResult]] = {
