@@ -7,6 +7,7 @@ kept as offsets into the cell source and turned into line/column only for findin
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
@@ -80,6 +81,45 @@ class Document:
         return {c.index: c.source for c in self.cells
                 if c.cell_type == "raw" and self.exported(c) and c.source}
 
+    @cached_property
+    def html_comments(self) -> dict[int, list[tuple[int, int]]]:
+        """Cell → ``[start, end)`` of its HTML comments, which the export drops with their
+        ``\\label``s and references (``<!-- … -->`` starting in prose; an unclosed one that
+        starts a line runs to the end of the cell, as a markdown HTML block does)."""
+        out: dict[int, list[tuple[int, int]]] = {}
+        for index, scan in self.scans.items():
+            source = scan.source
+            if "<!--" not in source:
+                continue
+            prose = [(s.start, s.end) for s in scan.spans if s.kind == "prose"]
+            ranges: list[tuple[int, int]] = []
+            at = source.find("<!--")
+            while at >= 0:
+                k = bisect_right(prose, (at, len(source) + 1)) - 1
+                if k < 0 or not prose[k][0] <= at < prose[k][1]:
+                    at = source.find("<!--", at + 4)
+                    continue
+                end = source.find("-->", at + 4)
+                if end >= 0:
+                    ranges.append((at, end + 3))
+                    at = source.find("<!--", end + 3)
+                    continue
+                line_start = source.rfind("\n", 0, at) + 1
+                if not source[line_start:at].strip(" "):
+                    ranges.append((at, len(source)))
+                break
+            if ranges:
+                out[index] = ranges
+        return out
+
+    def commented_out(self, cell: int, offset: int) -> bool:
+        """True if ``offset`` of the cell lies inside an HTML comment (never exported)."""
+        ranges = self.html_comments.get(cell)
+        if not ranges:
+            return False
+        k = bisect_right(ranges, (offset, len(self.scans[cell].source) + 1)) - 1
+        return k >= 0 and ranges[k][0] <= offset < ranges[k][1]
+
     def tex_texts(self, cell: int) -> list[tuple[int, str]]:
         """``(offset, text)`` pieces of a cell that reach LaTeX as TeX or prose (no code)."""
         scan = self.scans.get(cell)
@@ -129,6 +169,8 @@ class Document:
         for c in self.cells:
             for offset, text in self.tex_texts(c.index):
                 for m in _LABEL.finditer(text):
+                    if self.commented_out(c.index, offset + m.start()):
+                        continue
                     name = m.group(1).strip()
                     sites.setdefault(name, []).append(
                         Site(name, c.index, offset + m.start(), "label"))
@@ -151,6 +193,8 @@ class Document:
         for c in self.cells:
             for offset, text in self.tex_texts(c.index):
                 for m in _REF.finditer(text):
+                    if self.commented_out(c.index, offset + m.start()):
+                        continue
                     for name in m.group(2).split(","):
                         out.append(Site(name.strip(), c.index, offset + m.start(), m.group(1)))
             if self.exported(c):

@@ -26,7 +26,7 @@ def _undefined_in_pdf(path: Path, out: Path) -> set[str]:
     return set(_UNDEFINED.findall(result.log_path.read_text("utf-8", errors="replace")))
 
 
-@pytest.mark.parametrize("name", ["unplaced", "placed"])
+@pytest.mark.parametrize("name", ["unplaced", "placed", "commented"])
 def test_every_reference_the_pdf_cannot_resolve_is_an_error_of_check(tmp_path: Path,
                                                                      name: str) -> None:
     if shutil.which("latexmk") is None:
@@ -40,5 +40,8 @@ def test_every_reference_the_pdf_cannot_resolve_is_an_error_of_check(tmp_path: P
     if name == "unplaced":
         assert undefined == {"fig:scores", "exp:ablate", "abs:main", "fig:svg", "tab:acc"}
         assert {f.code for f in errors} == {"MECH045"}
+    elif name == "commented":  # HTML comments are dropped with the labels inside them
+        assert undefined == {"res:old", "lim:draft"}
+        assert {f.code for f in errors} == {"MECH015"}
     else:
         assert errors == [] and undefined == set()
