@@ -332,7 +332,8 @@ DANGEROUS_COMMANDS: dict[str, str] = {
     **dict.fromkeys(("write", "immediate", "openout", "closeout", "newwrite", "ShellEscape",
                      "ShellEscapeSetup", "DeclareGraphicsRule"), _WRITES),
     **dict.fromkeys(("directlua", "luaexec", "luadirect", "latelua", "lateluafunction",
-                     "luacode", "luacodestar", "luafunction", "pdfextension"),
+                     "luacode", "luacodestar", "luafunction", "luafunctioncall", "luabytecode",
+                     "luabytecodecall", "luadef", "pdfextension"),
                     "runs Lua code"),
     **dict.fromkeys(("openin", "read", "readline", "newread", "input", "include", "includeonly",
                      "InputIfFileExists", "IfFileExists", "verbatiminput", "VerbatimInput",
@@ -344,12 +345,15 @@ DANGEROUS_COMMANDS: dict[str, str] = {
                      "addbibresource", "font", "fontspec", "setmainfont", "setsansfont",
                      "setmonofont", "setmathfont", "newfontfamily", "newfontface",
                      "setCJKmainfont", "setCJKsansfont", "setCJKmonofont", "setCJKfamilyfont",
-                     "newCJKfontfamily"), _READS),
+                     "newCJKfontfamily", "filedump", "filemoddate", "filesize", "mdfivesum",
+                     "saveimageresource"), _READS),
     **dict.fromkeys(("special", "pdfliteral", "pdfannot", "pdfstartlink", "pdfcatalog",
                      "pdfnames"),
                     "passes raw instructions to the PDF driver (which can read files)"),
     **dict.fromkeys(("catcode", "csname", "scantokens", "makeatletter", "ExplSyntaxOn",
-                     "begincsname"), _SPELLS),
+                     "begincsname", "lastnamedcs", "scantextokens", "UseName", "ExpandArgs",
+                     "NewEnvironmentCopy", "RenewEnvironmentCopy", "DeclareEnvironmentCopy"),
+                    _SPELLS),
     **dict.fromkeys(("usepackage", "RequirePackage", "RequirePackageWithOptions",
                      "documentclass", "LoadClass", "LoadClassWithOptions"), _LOADS),
 }
@@ -381,6 +385,8 @@ _GATE_TOKEN = re.compile(
     r"|(?P<caret>\^\^)"
     r"|(?P<key>(?i:\b(?:graphics|image|file|path)\s*=))")
 _ENV_NAME = re.compile(r"[ \t]*\{([^{}\n]{0,80})\}")
+_BUILT_ENV_NAME = re.compile(r"[\\~#]")
+"""In an environment name: a command, an active character or a parameter (expanded by TeX)."""
 # \includegraphics*[opt][opt]{path}: each part bounded, so a run of "\includegraphics[" stays
 # linear (the option text cannot contain "[", so it stops at the next command's bracket).
 _PATH_ARG = re.compile(r"[ \t]*\*?[ \t]*(?:\[[^\[\]{}]{0,300}\][ \t]*){0,2}\{([^{}]{0,500})\}")
@@ -413,7 +419,7 @@ def command_reason(name: str) -> str | None:
 def path_reason(path: str) -> str | None:
     """Why a path argument is refused (absolute, parent, piped, macro-built), or None."""
     path = path.strip().strip('"').strip()
-    if "\\" in path or "#" in path or "^^" in path:
+    if "\\" in path or "#" in path or "^^" in path or "%" in path:
         return "uses a path built from macros; write a plain relative path"
     if path.startswith("|"):
         return "pipes a shell command into TeX"
@@ -447,7 +453,12 @@ def find_dangerous(text: str, *, keys: bool = True, limit: int | None = None,
         if name is not None:
             if name in ("begin", "end"):
                 env = _ENV_NAME.match(text, end)
-                if env is not None:
+                if env is None or _BUILT_ENV_NAME.search(env.group(1)):
+                    # \begin{\detokenize{special}}, \begin{spe\iftrue cial\fi}, \begin{#1}:
+                    # TeX makes the name a command (\csname), so it must be written plainly
+                    reason = ("builds an environment name from macros (which can call any "
+                              "command); write \\begin{name}")
+                else:
                     env_name = env.group(1).strip()
                     if env_name in DANGEROUS_ENVIRONMENTS:
                         reason = _WRITES

@@ -12,7 +12,7 @@ from urllib.parse import unquote
 from ..findings import Finding
 from ..paper_paths import resolve_in_folder
 from .document import WORD, Document
-from .texscan import find_dangerous
+from .texscan import ScannedText, find_dangerous
 
 if TYPE_CHECKING:
     from .rule import Rule
@@ -57,6 +57,9 @@ BUILTIN_TEMPLATES = ("article", "ctexart")
 """Template names that are not files (``mechnb.exporter.latex.BUILTIN_TEMPLATES``)."""
 GATE_FINDINGS_PER_PIECE = 20
 """Gate findings reported one by one per piece of text; the rest are counted in one finding."""
+GATE_PARSE_LIMIT = 100_000
+"""Characters of a cell the gate parses with the exporter's markdown parser (see
+``_exported_tex_outside_math``); code in a larger cell that looks dangerous is refused as is."""
 GATE_FILE_LIMIT = 2_000_000
 """Bytes of a template or .bib read for the gate (larger files are refused unread)."""
 
@@ -85,6 +88,8 @@ def gate_pieces(doc: Document
                 if span.kind != "code":
                     yield (cell.index, span.start, scan.source[span.start:span.end], "",
                            span.kind == "math")
+            yield from ((cell.index, offset, tex, "", True)
+                        for offset, tex in _exported_tex_outside_math(scan))
         raw = doc.raw_tex.get(cell.index)
         if raw is not None:
             yield cell.index, 0, raw, "", True
@@ -115,6 +120,52 @@ def gate_pieces(doc: Document
             if content:
                 yield (None, None, content, f"the {key} file {name}",
                        None if key == "template" else True)
+
+
+_EXPORTED_TEX_TOKENS = frozenset({"math_inline", "math_inline_double", "math_block",
+                                  "math_block_label", "amsmath", "latex_ref"})
+"""markdown-it tokens whose content the exporter writes into the .tex as TeX."""
+
+
+def _exported_tex_outside_math(scan: ScannedText) -> Iterator[tuple[int | None, str]]:
+    """TeX the exporter's markdown parser finds where the scanner saw code or prose.
+
+    The scanner only approximates CommonMark: a backtick inside a raw HTML tag or an autolink,
+    a fence whose info string holds a backtick, a fence closed by the end of its list item all
+    hide math from it that markdown-it (and so the .tex) sees. So a cell whose code or prose
+    holds what the gate refuses in TeX is parsed as the exporter parses it, and every piece of
+    TeX outside the scanner's math is judged too (``(offset in the cell or None, text)``). A
+    cell too large to parse quickly has those code and prose spans judged as TeX instead.
+    """
+    source = scan.source
+    suspect = [s for s in scan.spans if s.kind != "math"
+               and find_dangerous(source[s.start:s.end], limit=1)]
+    if not suspect:
+        return
+    if len(source) > GATE_PARSE_LIMIT:
+        for span in suspect:
+            yield span.start, source[span.start:span.end]
+        return
+    from ..exporter.markdown import parse
+
+    math = [(s.start, s.end) for s in scan.spans if s.kind == "math"]
+    starts = [start for start, _ in math]
+    cursor = 0
+    stack = list(reversed(parse(source)))
+    while stack:
+        token = stack.pop()
+        if token.children:
+            stack.extend(reversed(token.children))
+        if token.type not in _EXPORTED_TEX_TOKENS or not token.content:
+            continue
+        at = source.find(token.content, cursor)
+        if at < 0:
+            yield None, token.content
+            continue
+        cursor = at + len(token.content)
+        k = bisect.bisect_right(starts, at) - 1
+        if k < 0 or math[k][1] < cursor:  # not inside a math span the scanner judged
+            yield at, token.content
 
 
 def _read_small(path: Path) -> str | None:

@@ -27,6 +27,9 @@ STYLE_KEYS = ("class", "class_options", "package", "options", "bibliography_styl
 """The keys a style object may have."""
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _COMPACT_RE = re.compile(r"\s*([^\[\]\s]+)\s*(?:\[([^\]]*)\])?\s*")
+_OPTION_RE = re.compile(r"[A-Za-z0-9_.:=+ -]*")
+"""What a class or package option may hold: words, ``key=value``, sizes. Nothing that ends the
+option list or starts a command (``] } \\ %``): an option is written into the preamble as is."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,15 @@ def _strings(value: Any) -> tuple[str, ...] | None:
     return None
 
 
+def _plain_options(key: str, options: tuple[str, ...], problems: list[str]) -> tuple[str, ...]:
+    """``options`` without those that are not plain (``_OPTION_RE``), each one a problem."""
+    for option in options:
+        if not _OPTION_RE.fullmatch(option):
+            problems.append(f"style {key} {option[:60]!r} may only hold letters, digits, spaces "
+                            "and _ . : = + -; it is ignored")
+    return tuple(o for o in options if _OPTION_RE.fullmatch(o))
+
+
 def parse_style(value: Mapping[str, Any] | str | None) -> tuple[Style | None, list[str]]:
     """The style of ``metadata.mechnb.style`` (or ``--style``), and what is wrong with it.
 
@@ -87,9 +99,15 @@ def parse_style(value: Mapping[str, Any] | str | None) -> tuple[Style | None, li
             return None, [f"style {text!r} should look like name[option,option] or name.cls"]
         name, opts = m.group(1), tuple(o.strip() for o in (m.group(2) or "").split(",")
                                        if o.strip())
+        if not _NAME_RE.fullmatch(name.removesuffix(".cls").removesuffix(".sty")):
+            return None, [f"style {text[:60]!r} must name a file without folders (a file in "
+                          "the notebook's folder or a TeX Live name)"]
+        problems: list[str] = []
         if name.endswith(".cls"):
-            return Style(document_class=name[:-4], class_options=opts), []
-        return Style(package=name.removesuffix(".sty"), options=opts), []
+            opts = _plain_options("class_options", opts, problems)
+            return Style(document_class=name[:-4], class_options=opts), problems
+        opts = _plain_options("options", opts, problems)
+        return Style(package=name.removesuffix(".sty"), options=opts), problems
     problems = [f"style key {k!r} is unknown (known: {', '.join(STYLE_KEYS)}); it is ignored"
                 for k in value if k not in STYLE_KEYS]
     names: dict[str, str | None] = {}
@@ -110,7 +128,7 @@ def parse_style(value: Mapping[str, Any] | str | None) -> tuple[Style | None, li
         raw_list = _strings(value.get(key, []))
         if raw_list is None:
             problems.append(f"style {key} must be a list of strings; it is ignored")
-        lists[key] = raw_list or ()
+        lists[key] = _plain_options(key, raw_list or (), problems)
     if not names["class"] and not names["package"]:
         problems.append("style names neither a class nor a package")
         return None, problems
