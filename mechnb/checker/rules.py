@@ -92,9 +92,10 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "`mechanism` cell) has at least one experiment of kind `intervention`: change only the "
        "claimed mechanism and watch the phenomenon vanish or return.",
        structure.check_intervention),
-    _r("MECH007", "experiment-not-run", W,
-       "Run the experiment so its outputs are saved.",
-       "An experiment code cell that validates something (obligation `needs-run`) has outputs.",
+    _r("MECH007", "experiment-not-run", E,
+       "Run the experiment to the end so its outputs are saved.",
+       "An experiment code cell that validates something (obligation `needs-run`) has outputs "
+       "and did not stop with an exception: an unrun or failed experiment validates nothing.",
        structure.check_run, "needs-run"),
     _r("MECH008", "missing-caption", W,
        "Set `metadata.mechnb.caption`.",

@@ -110,14 +110,24 @@ def check_intervention(doc: Document, rule: Rule) -> Iterator[Finding]:
 
 
 def check_run(doc: Document, rule: Rule) -> Iterator[Finding]:
-    """``needs-run``: experiment code cells that validate something have outputs."""
+    """``needs-run``: experiment code cells that validate something have outputs and did not
+    stop with an exception (a traceback is not evidence)."""
     roles = set(obligation_roles("needs-run"))
     for c in doc.cells:
-        if c.role in roles and c.cell_type == "code" and c.validates and not c.outputs:
+        if not (c.role in roles and c.cell_type == "code" and c.validates):
+            continue
+        error = next((o for o in c.outputs if o.get("output_type") == "error"), None)
+        if c.outputs and error is None:
+            continue
+        if error is not None:
+            name = str(error.get("ename") or "an exception")[:80]
+            value = " ".join(str(error.get("evalue") or "").split())[:120]
+            ran = f"stopped with {name}: {value}" if value else f"stopped with {name}"
+        else:
             ran = "ran but shows no output" if c.execution_count else "has not been run"
-            yield _one(doc, rule, f"this experiment validates {', '.join(c.validates)} but {ran}; "
-                                  f"run it so the evidence is in the notebook", c.index,
-                       c.validates)
+        yield _one(doc, rule, f"this experiment validates {', '.join(c.validates)} but {ran}; "
+                              f"run it to the end so the evidence is in the notebook", c.index,
+                   c.validates)
 
 
 def check_caption(doc: Document, rule: Rule) -> Iterator[Finding]:
