@@ -57,7 +57,7 @@ BUILTIN_TEMPLATES = ("article", "ctexart")
 """Template names that are not files (``mechnb.exporter.latex.BUILTIN_TEMPLATES``)."""
 GATE_FINDINGS_PER_PIECE = 20
 """Gate findings reported one by one per piece of text; the rest are counted in one finding."""
-GATE_PARSE_LIMIT = 100_000
+GATE_PARSE_LIMIT = 20_000
 """Characters of a cell the gate parses with the exporter's markdown parser (see
 ``_exported_tex_outside_math``); code in a larger cell that looks dangerous is refused as is."""
 GATE_FILE_LIMIT = 2_000_000
@@ -143,7 +143,7 @@ def _exported_tex_outside_math(scan: ScannedText) -> Iterator[tuple[int | None, 
     if not suspect:
         return
     if len(source) > GATE_PARSE_LIMIT:
-        for span in suspect:
+        for span in suspect[:GATE_FINDINGS_PER_PIECE + 1]:
             yield span.start, source[span.start:span.end]
         return
     from ..exporter.markdown import parse
@@ -151,21 +151,22 @@ def _exported_tex_outside_math(scan: ScannedText) -> Iterator[tuple[int | None, 
     math = [(s.start, s.end) for s in scan.spans if s.kind == "math"]
     starts = [start for start, _ in math]
     cursor = 0
+    found = 0
     stack = list(reversed(parse(source)))
-    while stack:
+    while stack and found <= GATE_FINDINGS_PER_PIECE:
         token = stack.pop()
         if token.children:
             stack.extend(reversed(token.children))
-        if token.type not in _EXPORTED_TEX_TOKENS or not token.content:
+        if token.type not in _EXPORTED_TEX_TOKENS or not find_dangerous(token.content, limit=1):
             continue
         at = source.find(token.content, cursor)
-        if at < 0:
-            yield None, token.content
-            continue
-        cursor = at + len(token.content)
-        k = bisect.bisect_right(starts, at) - 1
-        if k < 0 or math[k][1] < cursor:  # not inside a math span the scanner judged
-            yield at, token.content
+        if at >= 0:
+            cursor = at + len(token.content)
+            k = bisect.bisect_right(starts, at) - 1
+            if k >= 0 and math[k][1] >= cursor:
+                continue  # inside a math span the scanner judged already
+        found += 1
+        yield (at if at >= 0 else None), token.content
 
 
 def _read_small(path: Path) -> str | None:

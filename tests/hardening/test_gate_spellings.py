@@ -10,7 +10,7 @@ import pytest
 from mechnb.checker import dangerous_tex
 from mechnb.exporter.api import UntrustedTexError, export
 from mechnb.exporter.styles import StyleError, parse_style, parse_style_argument
-from mechnb.notebook import read_paper
+from mechnb.notebook import paper_from_dict, read_paper
 
 REPO = Path(__file__).resolve().parents[2]
 HIDDEN = REPO / "tests" / "fixtures" / "hardening" / "hidden_math.ipynb"
@@ -72,3 +72,11 @@ def test_style_options_from_the_notebook_stay_out_of_the_tex(tmp_path: Path) -> 
     result = export(nb, write=False)
     assert "\\special" not in result.latex
     assert [f.name for f in result.findings if "options" in f.message] == ["invalid-style"]
+
+
+def test_hidden_math_in_a_cell_too_large_to_parse_is_refused() -> None:
+    cell = '<a href="`">$\\special{pdf:fstream @x (/etc/passwd)}$ and `y`\n\n' + "Padding. " * 5000
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+          "cells": [{"cell_type": "markdown", "id": "big", "metadata": {}, "source": cell}]}
+    found = dangerous_tex(paper_from_dict(nb))
+    assert found and found[0].cell == 0 and found[0].line == 1
