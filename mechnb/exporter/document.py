@@ -96,6 +96,16 @@ def _kind(cell: Cell) -> str | None:
     return role.latex_kind if role else None
 
 
+_LINE_BREAKING_RE = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+
+def one_line(name: str) -> str:
+    """``name`` (a notebook's file name) safe inside a one-line comment of the ``.tex`` or the
+    ``latexmkrc``: a line break there would end the comment and the rest would run as TeX or
+    Perl, so control characters become ``?``."""
+    return _LINE_BREAKING_RE.sub("?", name)
+
+
 def safe_stem(name: str) -> str:
     """A file-name stem TeX tools accept everywhere (letters, digits, ``_`` and ``-``)."""
     return _SAFE_STEM_RE.sub("-", name).strip("-") or "paper"
@@ -311,5 +321,5 @@ def build_document(paper: Paper, options: ExportOptions | None = None,
                    cache: RenderCache | None = None) -> Document:
     """The document model of ``paper`` (pure: reads files only for images and the .bib)."""
     doc = _Builder(paper, options or ExportOptions(), cache).build()
-    doc.source_name = paper.path.name if paper.path else "notebook"
+    doc.source_name = one_line(paper.path.name) if paper.path else "notebook"
     return doc
