@@ -14,6 +14,7 @@ UNITS: dict[str, str] = {
     "dollars": "$", "braces": "{", "backslashes": "\\", "carets": "^^", "begin": "\\begin{",
     "less-than": "<", "special": "\\special{", "hashes": "#",
     "text-args": "\\text{a_", "display-envs": "\\begin{align}",
+    "code-math": "`a` $x$ ", "list-ticks": "- `\n", "fences": "```\n",
 }
 """Name → the unit repeated to fill the cell."""
 MATH = {"text-args": "$$", "display-envs": "$"}
