@@ -355,14 +355,17 @@ DANGEROUS_COMMANDS: dict[str, str] = {
                      "NewEnvironmentCopy", "RenewEnvironmentCopy", "DeclareEnvironmentCopy"),
                     _SPELLS),
     **dict.fromkeys(("usepackage", "RequirePackage", "RequirePackageWithOptions",
-                     "documentclass", "LoadClass", "LoadClassWithOptions"), _LOADS),
+                     "documentclass", "LoadClass", "LoadClassWithOptions", "tcbuselibrary",
+                     "usetikzlibrary", "usepgflibrary", "usepgfplotslibrary"), _LOADS),
 }
 """Control words that must not come from a notebook, with why (the README lists them)."""
 DANGEROUS_ENVIRONMENTS = frozenset({"filecontents", "filecontents*", "VerbatimOut",
                                     "verbatimwrite", "luacode", "luacode*", "writefile"})
 """Environments that write files or run code (``\\begin{input}`` calls ``\\input``, so every
 command of ``DANGEROUS_COMMANDS`` is forbidden as an environment name too)."""
-PATH_COMMANDS = frozenset({"includegraphics", "includesvg", "href", "url"})
+PATH_COMMANDS = frozenset({"includegraphics", "includesvg", "tcbincludegraphics", "href",
+                           "url"})
+_IMAGE_COMMANDS = frozenset({"includegraphics", "includesvg", "tcbincludegraphics"})
 TEMPLATE_ALLOWED = frozenset(
     name for name, reason in DANGEROUS_COMMANDS.items()
     if reason == _LOADS or name.startswith(("set", "new")) or name in (
@@ -383,7 +386,7 @@ _GATE_TOKEN = re.compile(
                       reverse=True))
     + r"|XeTeX[A-Za-z]*|pdf[A-Za-z]*)(?![A-Za-z])"
     r"|(?P<caret>\^\^)"
-    r"|(?P<key>(?i:\b(?:graphics|image|file|path)\s*=))")
+    r"|(?P<key>(?i:\b(?:graphics|image|file|path)(?:[\s}]|%[^\n]{0,200}\n){0,100}=))")
 _ENV_NAME = re.compile(r"[ \t]*\{([^{}\n]{0,80})\}")
 _BUILT_ENV_NAME = re.compile(r"[\\~#]")
 """In an environment name: a command, an active character or a parameter (expanded by TeX)."""
@@ -391,6 +394,8 @@ _BUILT_ENV_NAME = re.compile(r"[\\~#]")
 # linear (the option text cannot contain "[", so it stops at the next command's bracket).
 _PATH_ARG = re.compile(r"[ \t]*\*?[ \t]*(?:\[[^\[\]{}]{0,300}\][ \t]*){0,2}\{([^{}]{0,500})\}")
 _DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+_TEX_COMMENT = re.compile(r"%[^\n]*\n?[ \t]*")
+"""A TeX comment with its line break and the next line's indentation (TeX skips all three)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -476,13 +481,16 @@ def find_dangerous(text: str, *, keys: bool = True, limit: int | None = None,
             elif name in PATH_COMMANDS:
                 arg = _PATH_ARG.match(text, end)
                 if arg is None:
-                    if name in ("includegraphics", "includesvg"):
+                    if name in _IMAGE_COMMANDS:
                         reason = "has a path that mechnb cannot read; write {relative/path.png}"
+                elif name in ("href", "url"):
+                    # TeX drops a comment and the line break after it: \href{%⏎run:…}
+                    reason = path_reason(_TEX_COMMENT.sub("", arg.group(1)))
+                    if reason is not None and not reason.startswith("links"):
+                        reason = None  # a web link with odd characters reads no file
+                    end = arg.end()
                 else:
                     reason = path_reason(arg.group(1))
-                    if name in ("href", "url") and reason is not None and \
-                            not reason.startswith("links"):
-                        reason = None  # a web link with odd characters reads no file
                     end = arg.end()
             else:
                 reason = command_reason(name)
