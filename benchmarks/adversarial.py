@@ -15,6 +15,7 @@ UNITS: dict[str, str] = {
     "less-than": "<", "special": "\\special{", "hashes": "#",
     "text-args": "\\text{a_", "display-envs": "\\begin{align}",
     "code-math": "`a` $x$ ", "list-ticks": "- `\n", "fences": "```\n",
+    "labelled-displays": "$$x \\label{e}$$\n",
 }
 """Name → the unit repeated to fill the cell."""
 MATH = {"text-args": "$$", "display-envs": "$"}

@@ -76,16 +76,21 @@ def sort_key(f: Finding) -> tuple[int, int, int, int, str]:
     return (0 if f.cell is None else 1, f.cell or 0, f.line or 0, f.column or 0, f.code)
 
 
-def _suppressed(f: Finding, paper: Paper, names: Mapping[str, str]) -> bool:
+MAX_PER_RULE_AND_CELL = 100
+"""Findings of one rule in one cell listed before the rest are counted in one more finding."""
+
+
+def _suppressed(f: Finding, paper: Paper, names: Mapping[str, str],
+                cache: dict[int, frozenset[str]]) -> bool:
     from .rules import UNSILENCEABLE
 
     if f.cell is None or not 0 <= f.cell < len(paper.cells) or f.code in UNSILENCEABLE:
         return False
-    ignored = paper.cells[f.cell].ignored_rules
-    if not ignored:
-        return False
-    codes = {names.get(i.lower(), i.upper()) for i in ignored}
-    return f.code in codes or "ALL" in codes
+    codes = cache.get(f.cell)
+    if codes is None:
+        ignored = paper.cells[f.cell].ignored_rules
+        codes = cache[f.cell] = frozenset(names.get(i.lower(), i.upper()) for i in ignored)
+    return bool(codes) and (f.code in codes or "ALL" in codes)
 
 
 def check(paper_or_path: Paper | str | os.PathLike[str], *,
@@ -107,16 +112,30 @@ def check(paper_or_path: Paper | str | os.PathLike[str], *,
     doc = Document(paper, cfg.problems)
     names = rule_names()
     findings: list[Finding] = []
+    ignored: dict[int, frozenset[str]] = {}
     for rule in RULES:
         if rule.code in cfg.disabled:
             continue
         severity = cfg.severity.get(rule.code)
+        per_cell: dict[int | None, int] = {}
         for f in rule.check(doc, rule):
-            if _suppressed(f, paper, names):
+            if _suppressed(f, paper, names, ignored):
                 continue
+            per_cell[f.cell] = n = per_cell.get(f.cell, 0) + 1
+            if n > MAX_PER_RULE_AND_CELL:
+                continue  # counted below: a 500 KB cell must not print 100,000 lines
             if severity is not None and f.severity != severity:
                 f = replace(f, severity=severity)
             findings.append(f)
+        for cell, n in per_cell.items():
+            if n > MAX_PER_RULE_AND_CELL:
+                last = next(f for f in reversed(findings) if f.code == rule.code
+                            and f.cell == cell)
+                where = "the notebook" if cell is None else "this cell"
+                findings.append(replace(
+                    last, line=None, column=None, labels=(),
+                    message=f"… and {n - MAX_PER_RULE_AND_CELL} more {rule.code} findings in "
+                            f"{where} (only the first {MAX_PER_RULE_AND_CELL} are listed)"))
     findings.sort(key=sort_key)
     return findings
 

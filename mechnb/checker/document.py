@@ -28,6 +28,10 @@ WORD = re.compile(r"[A-Za-z]{2,}|[\u3400-\u9fff]")
 REF_PATTERN = _REF
 """``\\ref``-like commands (group 1: the command, group 2: the comma-separated labels)."""
 _LABEL = re.compile(r"\\label\{([^{}]*)\}")
+_TAG_START = re.compile(r"<[A-Za-z!/?]")
+HTML_PARSE_LIMIT = 50_000
+"""Cells longer than this are not parsed to find dropped HTML (check stays fast)."""
+_NEWLINE = re.compile(r"\n")
 _CITE = re.compile(r"\\(" + "|".join(CITE_COMMANDS) + r")\*?(?:\[[^\[\]]*\]){0,2}\{([^{}]*)\}")
 _PANDOC_GROUP = re.compile(r"\[([^\[\]\n]*@[^\[\]\n]*)\]")
 _PANDOC_KEY = re.compile(r"(?:^|[\s;\-])@([A-Za-z0-9_][\w:.#$%&+?<>~/-]*)")
@@ -63,6 +67,7 @@ class Document:
         self.cells = paper.cells
         self.config_problems = config_problems
         """``(where, message)`` for unusable configuration entries."""
+        self._tex_texts: dict[int, list[tuple[int, str]]] = {}
 
     # ---- cells -----------------------------------------------------------------------------
     def exported(self, cell: Cell) -> bool:
@@ -82,52 +87,64 @@ class Document:
                 if c.cell_type == "raw" and self.exported(c) and c.source}
 
     @cached_property
-    def html_comments(self) -> dict[int, list[tuple[int, int]]]:
-        """Cell → ``[start, end)`` of its HTML comments, which the export drops with their
-        ``\\label``s and references (``<!-- … -->`` starting in prose; an unclosed one that
-        starts a line runs to the end of the cell, as a markdown HTML block does)."""
+    def dropped_html(self) -> dict[int, list[tuple[int, int]]]:
+        """Cell → ``[start, end)`` of the raw HTML the export drops, with the ``\\label``s and
+        references inside it: HTML blocks (``<div>…``, ``<!-- … -->``) and inline HTML
+        (a comment, a tag). Only cells whose prose holds something tag-like (``<`` then a
+        letter, ``!``, ``/`` or ``?``) are parsed, as the exporter parses them (markdown-it),
+        and only up to ``HTML_PARSE_LIMIT`` characters (a larger cell keeps every label)."""
         out: dict[int, list[tuple[int, int]]] = {}
         for index, scan in self.scans.items():
             source = scan.source
-            if "<!--" not in source:
+            if "<" not in source or len(source) > HTML_PARSE_LIMIT or not any(
+                    _TAG_START.search(source, s.start, s.end)
+                    for s in scan.spans if s.kind == "prose"):
                 continue
-            prose = [(s.start, s.end) for s in scan.spans if s.kind == "prose"]
+            from ..exporter.markdown import parse
+
+            line_starts = [0] + [m.end() for m in _NEWLINE.finditer(source)] + [len(source)]
             ranges: list[tuple[int, int]] = []
-            at = source.find("<!--")
-            while at >= 0:
-                k = bisect_right(prose, (at, len(source) + 1)) - 1
-                if k < 0 or not prose[k][0] <= at < prose[k][1]:
-                    at = source.find("<!--", at + 4)
-                    continue
-                end = source.find("-->", at + 4)
-                if end >= 0:
-                    ranges.append((at, end + 3))
-                    at = source.find("<!--", end + 3)
-                    continue
-                line_start = source.rfind("\n", 0, at) + 1
-                if not source[line_start:at].strip(" "):
-                    ranges.append((at, len(source)))
-                break
+            cursor = 0
+            stack = list(reversed(parse(source)))
+            while stack:
+                token = stack.pop()
+                if token.children:
+                    stack.extend(reversed(token.children))
+                if token.type == "html_block" and token.map:
+                    first, last = token.map
+                    ranges.append((line_starts[min(first, len(line_starts) - 1)],
+                                   line_starts[min(last, len(line_starts) - 1)]))
+                elif token.type == "html_inline" and token.content:
+                    at = source.find(token.content, cursor)
+                    if at >= 0:
+                        ranges.append((at, at + len(token.content)))
+                        cursor = at + len(token.content)
             if ranges:
-                out[index] = ranges
+                out[index] = sorted(ranges)
         return out
 
     def commented_out(self, cell: int, offset: int) -> bool:
-        """True if ``offset`` of the cell lies inside an HTML comment (never exported)."""
-        ranges = self.html_comments.get(cell)
+        """True if ``offset`` of the cell lies inside raw HTML (never exported)."""
+        ranges = self.dropped_html.get(cell)
         if not ranges:
             return False
         k = bisect_right(ranges, (offset, len(self.scans[cell].source) + 1)) - 1
         return k >= 0 and ranges[k][0] <= offset < ranges[k][1]
 
     def tex_texts(self, cell: int) -> list[tuple[int, str]]:
-        """``(offset, text)`` pieces of a cell that reach LaTeX as TeX or prose (no code)."""
-        scan = self.scans.get(cell)
-        if scan is not None:
-            return [(s.start, scan.source[s.start:s.end]) for s in scan.spans
-                    if s.kind != "code"]
-        raw = self.raw_tex.get(cell)
-        return [(0, raw)] if raw is not None else []
+        """``(offset, text)`` pieces of a cell that reach LaTeX as TeX or prose (no code);
+        computed once per cell (several rules read them)."""
+        pieces = self._tex_texts.get(cell)
+        if pieces is None:
+            scan = self.scans.get(cell)
+            if scan is not None:
+                pieces = [(s.start, scan.source[s.start:s.end]) for s in scan.spans
+                          if s.kind != "code"]
+            else:
+                raw = self.raw_tex.get(cell)
+                pieces = [(0, raw)] if raw is not None else []
+            self._tex_texts[cell] = pieces
+        return pieces
 
     def metadata_texts(self, cell: Cell) -> list[str]:
         """Caption and title of a cell (they reach LaTeX too)."""
@@ -168,6 +185,8 @@ class Document:
                 sites.setdefault(c.label, []).append(Site(c.label, c.index, None, "metadata"))
         for c in self.cells:
             for offset, text in self.tex_texts(c.index):
+                if "\\label" not in text:
+                    continue  # most pieces: a substring test is far cheaper than a regex
                 for m in _LABEL.finditer(text):
                     if self.commented_out(c.index, offset + m.start()):
                         continue
@@ -192,6 +211,8 @@ class Document:
         out: list[Site] = []
         for c in self.cells:
             for offset, text in self.tex_texts(c.index):
+                if "ref" not in text:  # every REF_COMMANDS name holds "ref"
+                    continue
                 for m in _REF.finditer(text):
                     if self.commented_out(c.index, offset + m.start()):
                         continue
@@ -221,6 +242,8 @@ class Document:
             if self.exported(c):
                 pieces += [(None, t) for t in self.metadata_texts(c)]
             for offset, text in pieces:
+                if "\\" not in text and "@" not in text:
+                    continue
                 for m in _CITE.finditer(text):
                     for key in m.group(2).split(","):
                         key = key.strip()

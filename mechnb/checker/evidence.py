@@ -160,7 +160,8 @@ def unplaced_labels(doc: Document) -> dict[str, str]:
                 placed.add(c.label)
         if texts_placed:
             for _, text in doc.tex_texts(c.index):
-                placed.update(m.group(1).strip() for m in _LABEL.finditer(text))
+                if "\\label" in text:
+                    placed.update(m.group(1).strip() for m in _LABEL.finditer(text))
     return {name: reason for name, reason in why.items() if name not in placed}
 
 

@@ -18,7 +18,7 @@ from ..notebook import Cell
 from ..roles import get_role
 from .document import STATEMENT_BOUNDARY, Document
 from .evidence import has_image, table_outputs
-from .structure import key_equations
+from .structure import key_equations_by_cell, matched_after, prose_pieces
 
 if TYPE_CHECKING:
     from .rule import Rule
@@ -209,13 +209,8 @@ def check_abstract_references(doc: Document, rule: Rule) -> Iterator[Finding]:
                           (site.name,))
 
 
-def _following_prose(doc: Document, cell: int, end: int) -> list[str]:
-    """Prose after offset ``end`` of ``cell``, then of the next exported non-formal cell."""
-    texts = []
-    scan = doc.scans.get(cell)
-    if scan is not None:
-        texts.append(" ".join(scan.source[max(s.start, end):s.end] for s in scan.spans
-                              if s.kind == "prose" and s.end > end))
+def _next_cell_prose(doc: Document, cell: int) -> str:
+    """Prose of the next exported non-formal cell after ``cell`` (a formula cell counts)."""
     for c in doc.cells[cell + 1:]:
         if c.role == "note" or not c.source.strip():
             continue
@@ -223,23 +218,31 @@ def _following_prose(doc: Document, cell: int, end: int) -> list[str]:
                 and c.role != "proof":
             nxt = doc.scans.get(c.index)
             if nxt is not None:
-                texts.append(" ".join(nxt.source[s.start:s.end] for s in nxt.spans
-                                      if s.kind == "prose"))
+                return " ".join(nxt.source[s.start:s.end] for s in nxt.spans
+                                if s.kind == "prose")
         break
-    return texts
+    return ""
 
 
 def check_intuition(doc: Document, rule: Rule) -> Iterator[Finding]:
     """Seed checklist: a key formula is followed by a sentence of intuition."""
-    for cell, start, end, label in key_equations(doc):
-        if any(INTUITION.search(t) for t in _following_prose(doc, cell, end)):
-            continue
-        if doc.cells[cell].role != "formula" and label is None:
-            continue
-        what = f"equation {label}" if label else "this key equation"
-        yield rule.at(doc, f"{what} is not followed by an intuition; add a sentence such as "
-                           f"\"Intuitively, …\" that says what it means in plain words",
-                      cell, start, (label,) if label else ())
+    for cell, equations in key_equations_by_cell(doc).items():
+        bounds = [end for _, _, end, _ in equations] + [len(doc.cells[cell].source)]
+        followed = matched_after(prose_pieces(doc, cell, bounds), INTUITION)
+        in_next: bool | None = None
+        for (_, start, _end, label), ok in zip(equations, followed, strict=True):
+            if ok:
+                continue
+            if doc.cells[cell].role != "formula" and label is None:
+                continue
+            if in_next is None:
+                in_next = bool(INTUITION.search(_next_cell_prose(doc, cell)))
+            if in_next:
+                continue
+            what = f"equation {label}" if label else "this key equation"
+            yield rule.at(doc, f"{what} is not followed by an intuition; add a sentence such as "
+                               f"\"Intuitively, …\" that says what it means in plain words",
+                          cell, start, (label,) if label else ())
 
 
 def check_derivation_align(doc: Document, rule: Rule) -> Iterator[Finding]:

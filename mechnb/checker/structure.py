@@ -166,19 +166,27 @@ def check_caption_names(doc: Document, rule: Rule) -> Iterator[Finding]:
                                   "(\"… as predicted by \\cref{thm:main}\")", c.index)
 
 
+def _word_counts(text: str) -> tuple[int, int]:
+    """(Latin words, CJK characters) of prose ``text``, headings left out."""
+    words = WORD.findall(_HEADING.sub("", text))
+    latin = sum(1 for w in words if len(w) > 1)
+    return latin, len(words) - latin
+
+
 def _sentences(text: str) -> bool:
     """True if ``text`` (prose) holds at least a short sentence (3 words or 6 CJK characters)."""
-    text = _HEADING.sub("", text)
-    words = WORD.findall(text)
-    latin = sum(1 for w in words if len(w) > 1)
-    return latin >= 3 or len(words) - latin >= 6
+    return _is_sentence(*_word_counts(text))
+
+
+def _is_sentence(latin: int, cjk: int) -> bool:
+    return latin >= 3 or cjk >= 6
 
 
 def key_equations(doc: Document) -> Iterator[tuple[int, int, int, str | None]]:
-    """``(cell, start, end, label)`` of every key display equation."""
+    """``(cell, start, end, label)`` of every key display equation, in order."""
     formula_roles = set(obligation_roles("needs-motivation")) | set(
         obligation_roles("needs-symbol-explanation"))
-    for idx, scan in doc.scans.items():
+    for idx, scan in sorted(doc.scans.items()):
         cell = doc.cells[idx]
         is_formula = cell.role in formula_roles
         if not is_formula and (cell.role not in KEY_EQUATION_ROLES or not doc.in_main_text(cell)):
@@ -194,12 +202,54 @@ def key_equations(doc: Document) -> Iterator[tuple[int, int, int, str | None]]:
             yield idx, span.start, span.end, label or cell.label
 
 
-def _prose(doc: Document, cell: int, start: int, end: int) -> str:
+KeyEquation = tuple[int, int, int, "str | None"]
+
+
+def key_equations_by_cell(doc: Document) -> dict[int, list[KeyEquation]]:
+    """``key_equations`` grouped by cell (each list in source order)."""
+    out: dict[int, list[KeyEquation]] = {}
+    for eq in key_equations(doc):
+        out.setdefault(eq[0], []).append(eq)
+    return out
+
+
+def prose_pieces(doc: Document, cell: int, bounds: list[int]) -> list[str]:
+    """Prose of ``cell`` between each pair of consecutive offsets in the increasing ``bounds``
+    (``len(bounds) - 1`` pieces), in one pass over the cell's spans: the rules that look
+    before or after every key equation stay linear in the cell's size."""
     scan = doc.scans.get(cell)
-    if scan is None:
-        return ""
-    return " ".join(scan.source[max(s.start, start):min(s.end, end)] for s in scan.spans
-                    if s.kind == "prose" and s.end > start and s.start < end)
+    pieces: list[list[str]] = [[] for _ in range(max(len(bounds) - 1, 0))]
+    if scan is None or not pieces:
+        return ["" for _ in pieces]
+    k = 0
+    for span in scan.spans:
+        if span.kind != "prose":
+            continue
+        while k < len(pieces) and bounds[k + 1] <= span.start:
+            k += 1
+        j = k
+        while j < len(pieces) and bounds[j] < span.end:
+            lo, hi = max(span.start, bounds[j]), min(span.end, bounds[j + 1])
+            if lo < hi:
+                pieces[j].append(scan.source[lo:hi])
+            if bounds[j + 1] >= span.end:
+                break
+            j += 1
+    return [" ".join(p) for p in pieces]
+
+
+def matched_after(pieces: list[str], pattern: re.Pattern[str]) -> list[bool]:
+    """For piece k: does ``pattern`` match in piece k or any later one (the text after)."""
+    out = [False] * len(pieces)
+    seen = False
+    for k in range(len(pieces) - 1, -1, -1):
+        seen = seen or bool(pattern.search(pieces[k]))
+        out[k] = seen
+    return out
+
+
+def _prose(doc: Document, cell: int, start: int, end: int) -> str:
+    return prose_pieces(doc, cell, [start, end])[0]
 
 
 def _neighbour_prose(doc: Document, cell: int, step: int) -> str:
@@ -218,26 +268,43 @@ def _neighbour_prose(doc: Document, cell: int, step: int) -> str:
 
 def check_motivation(doc: Document, rule: Rule) -> Iterator[Finding]:
     """``needs-motivation``: a sentence before a key equation says why it is needed."""
-    for cell, start, _end, label in key_equations(doc):
-        before = _prose(doc, cell, 0, start)
-        if _sentences(before) or _sentences(_neighbour_prose(doc, cell, -1)):
-            continue
-        what = f"equation {label}" if label else "this key equation"
-        yield rule.at(doc, f"{what} has no motivation before it; add a sentence that says what "
-                           f"the equation is for before showing it", cell, start,
-                      (label,) if label else ())
+    for cell, equations in key_equations_by_cell(doc).items():
+        pieces = prose_pieces(doc, cell, [0, *(start for _, start, _, _ in equations)])
+        latin = cjk = 0
+        neighbour: bool | None = None
+        for (_, start, _end, label), piece in zip(equations, pieces, strict=True):
+            if not _is_sentence(latin, cjk):  # the prose before only grows: count it once
+                more = _word_counts(piece)
+                latin, cjk = latin + more[0], cjk + more[1]
+            if _is_sentence(latin, cjk):
+                continue
+            if neighbour is None:
+                neighbour = _sentences(_neighbour_prose(doc, cell, -1))
+            if neighbour:
+                continue
+            what = f"equation {label}" if label else "this key equation"
+            yield rule.at(doc, f"{what} has no motivation before it; add a sentence that says "
+                               f"what the equation is for before showing it", cell, start,
+                          (label,) if label else ())
 
 
 def check_symbol_explanation(doc: Document, rule: Rule) -> Iterator[Finding]:
     """``needs-symbol-explanation``: "Here, X denotes …" after a key equation."""
-    for cell, start, end, label in key_equations(doc):
-        after = _prose(doc, cell, end, len(doc.cells[cell].source))
-        if _SYMBOL_EXPLANATION.search(after) or _SYMBOL_EXPLANATION.search(
-                _neighbour_prose(doc, cell, 1)):
-            continue
-        what = f"equation {label}" if label else "this key equation"
-        yield rule.at(doc, f"{what} has no symbol explanation after it; add \"Here, $X$ denotes "
-                           f"…\" for each new symbol", cell, start, (label,) if label else ())
+    for cell, equations in key_equations_by_cell(doc).items():
+        bounds = [end for _, _, end, _ in equations] + [len(doc.cells[cell].source)]
+        explained = matched_after(prose_pieces(doc, cell, bounds), _SYMBOL_EXPLANATION)
+        neighbour: bool | None = None
+        for (_, start, _end, label), ok in zip(equations, explained, strict=True):
+            if ok:
+                continue
+            if neighbour is None:
+                neighbour = bool(_SYMBOL_EXPLANATION.search(_neighbour_prose(doc, cell, 1)))
+            if neighbour:
+                continue
+            what = f"equation {label}" if label else "this key equation"
+            yield rule.at(doc, f"{what} has no symbol explanation after it; add \"Here, $X$ "
+                               f"denotes …\" for each new symbol", cell, start,
+                          (label,) if label else ())
 
 
 def check_before_main_theorem(doc: Document, rule: Rule) -> Iterator[Finding]:

@@ -41,8 +41,8 @@ def test_every_reference_the_pdf_cannot_resolve_is_an_error_of_check(tmp_path: P
         assert undefined == {"fig:scores", "exp:ablate", "abs:main", "fig:svg", "tab:acc"}
         # and the unrun experiment that should carry fig:scores validates nothing
         assert {f.code for f in errors} == {"MECH045", "MECH007"}
-    elif name == "commented":  # HTML comments are dropped with the labels inside them
-        assert undefined == {"res:old", "lim:draft"}
+    elif name == "commented":  # raw HTML is dropped with the labels inside it
+        assert undefined == {"res:old", "lim:draft", "eq:in-html"}
         assert {f.code for f in errors} == {"MECH015"}
     else:
         assert errors == [] and undefined == set()

@@ -57,3 +57,16 @@ def test_random_texish_text_never_raises(body: str, caption: str, label: str) ->
     latex = render(paper).latex
     if label and any(ch in label for ch in " #%\\{}$&~^,"):
         assert "\\label{" + label + "}" not in latex
+
+
+def test_one_rule_lists_at_most_a_hundred_findings_per_cell() -> None:
+    from mechnb.checker import MAX_PER_RULE_AND_CELL
+
+    source = "Some motivation for the equations below.\n\n" + "$$x \\label{e}$$\n" * 150
+    paper = paper_from_dict({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "markdown", "id": "a", "metadata": {}, "source": source}]})
+    duplicates = [f for f in check(paper) if f.code == "MECH014"]
+    assert len(duplicates) == MAX_PER_RULE_AND_CELL + 1
+    summary = [f for f in duplicates if f.line is None]
+    assert len(summary) == 1 and "… and 49 more MECH014 findings in this cell" in \
+        summary[0].message
