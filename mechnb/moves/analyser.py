@@ -223,12 +223,15 @@ def label(sentence: Sentence, index: int, count: int, lex: Lexicon | None = None
     return LabelledSentence(sentence, tuple(made), decided)
 
 
-def _order(sentences: tuple[LabelledSentence, ...], moves: tuple[str, ...]
-           ) -> tuple[tuple[str, ...], tuple[tuple[str, str, int], ...]]:
+def move_order(primaries: list[str | None], moves: tuple[str, ...]
+               ) -> tuple[tuple[str, ...], tuple[tuple[str, str, int], ...]]:
+    """The moves in the order they first appear (by each unit's main move), and each move that
+    first appears after one that usually follows it: ``(move, the later move it follows, at)``.
+    """
     first: dict[str, int] = {}
-    for i, s in enumerate(sentences):
-        if s.primary is not None:
-            first.setdefault(s.primary, i)
+    for i, primary in enumerate(primaries):
+        if primary is not None:
+            first.setdefault(primary, i)
     order = tuple(sorted(first, key=lambda m: first[m]))
     late: list[tuple[str, str, int]] = []
     for move in order:
@@ -263,5 +266,5 @@ def analyse(text: str, lang: str | None = None) -> Analysis:
         [label(s, i, len(sentences), lex) for i, s in enumerate(sentences)]))
     made = {m for s in labelled for m in s.moves}
     missing = tuple(m for m in lex.moves if m not in made)
-    order, late = _order(labelled, lex.moves)
+    order, late = move_order([s.primary for s in labelled], lex.moves)
     return Analysis(lang, labelled, lex.moves, missing, order, late)

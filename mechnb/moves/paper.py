@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..notebook import Cell, Paper
-from .analyser import Analysis, analyse, normalise
+from .analyser import Analysis, analyse, move_order, normalise
 
 INTRO_MOVES = ("context", "prior", "gap", "lens", "key-step", "contributions")
 """The introduction's paragraph moves, in their usual order."""
@@ -166,22 +166,6 @@ def _paragraphs(cell: Cell, lang: str | None) -> list[Paragraph]:
     return out
 
 
-def _intro_order(paragraphs: list[Paragraph]) -> tuple[tuple[str, ...],
-                                                        tuple[tuple[str, str, int], ...]]:
-    first: dict[str, int] = {}
-    for i, p in enumerate(paragraphs):
-        if p.main is not None:
-            first.setdefault(p.main, i)
-    order = tuple(sorted(first, key=lambda m: first[m]))
-    late: list[tuple[str, str, int]] = []
-    for move in order:
-        rank = INTRO_MOVES.index(move)
-        before = [m for m in order if first[m] < first[move] and INTRO_MOVES.index(m) > rank]
-        if before:
-            late.append((move, max(before, key=INTRO_MOVES.index), first[move]))
-    return order, tuple(late)
-
-
 def analyse_introduction(paper: Paper, lang: str | None = None) -> Introduction | None:
     """The introduction's paragraph moves, or ``None`` when the paper has no introduction."""
     cells = introduction_cells(paper)
@@ -190,7 +174,7 @@ def analyse_introduction(paper: Paper, lang: str | None = None) -> Introduction 
     paragraphs = [p for c in cells for p in _paragraphs(c, lang)]
     made = {m for p in paragraphs for m in p.moves}
     missing = tuple(m for m in INTRO_REQUIRED if m not in made)
-    order, late = _intro_order(paragraphs)
+    order, late = move_order([p.main for p in paragraphs], INTRO_MOVES)
     return Introduction(tuple(paragraphs), missing, order, late)
 
 
