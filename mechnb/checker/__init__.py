@@ -78,6 +78,9 @@ def sort_key(f: Finding) -> tuple[int, int, int, int, str]:
 
 MAX_PER_RULE_AND_CELL = 100
 """Findings of one rule in one cell listed before the rest are counted in one more finding."""
+MAX_PER_RULE = 2000
+"""Findings one rule may produce before it is stopped (a 500 KB adversarial cell yields tens of
+thousands; nobody reads them, and making them is what would cost the time)."""
 
 
 def _suppressed(f: Finding, paper: Paper, names: Mapping[str, str],
@@ -113,29 +116,42 @@ def check(paper_or_path: Paper | str | os.PathLike[str], *,
     names = rule_names()
     findings: list[Finding] = []
     ignored: dict[int, frozenset[str]] = {}
+    any_ignored = any(c.ignored_rules for c in paper.cells)
     for rule in RULES:
         if rule.code in cfg.disabled:
             continue
         severity = cfg.severity.get(rule.code)
         per_cell: dict[int | None, int] = {}
+        made = 0
         for f in rule.check(doc, rule):
-            if _suppressed(f, paper, names, ignored):
+            if any_ignored and _suppressed(f, paper, names, ignored):
                 continue
+            made += 1
+            if made > MAX_PER_RULE:
+                break  # the summaries below say the count is a lower bound
             per_cell[f.cell] = n = per_cell.get(f.cell, 0) + 1
             if n > MAX_PER_RULE_AND_CELL:
                 continue  # counted below: a 500 KB cell must not print 100,000 lines
             if severity is not None and f.severity != severity:
                 f = replace(f, severity=severity)
             findings.append(f)
+        stopped = made > MAX_PER_RULE
+        if stopped:
+            findings.append(replace(
+                findings[-1], cell=None, line=None, column=None, labels=(), cell_id=None,
+                message=f"{rule.code} stopped after {MAX_PER_RULE} findings; fix these and "
+                        f"check again to see the rest"))
         for cell, n in per_cell.items():
             if n > MAX_PER_RULE_AND_CELL:
                 last = next(f for f in reversed(findings) if f.code == rule.code
                             and f.cell == cell)
                 where = "the notebook" if cell is None else "this cell"
+                more = f"at least {n - MAX_PER_RULE_AND_CELL}" if stopped \
+                    else str(n - MAX_PER_RULE_AND_CELL)
                 findings.append(replace(
                     last, line=None, column=None, labels=(),
-                    message=f"… and {n - MAX_PER_RULE_AND_CELL} more {rule.code} findings in "
-                            f"{where} (only the first {MAX_PER_RULE_AND_CELL} are listed)"))
+                    message=f"… and {more} more {rule.code} findings in {where} (only the "
+                            f"first {MAX_PER_RULE_AND_CELL} are listed)"))
     findings.sort(key=sort_key)
     return findings
 

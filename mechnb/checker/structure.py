@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..findings import Finding
@@ -205,8 +206,10 @@ def key_equations(doc: Document) -> Iterator[tuple[int, int, int, str | None]]:
 KeyEquation = tuple[int, int, int, "str | None"]
 
 
+@lru_cache(maxsize=2)
 def key_equations_by_cell(doc: Document) -> dict[int, list[KeyEquation]]:
-    """``key_equations`` grouped by cell (each list in source order)."""
+    """``key_equations`` grouped by cell (each list in source order); computed once per
+    document for the three rules that read it (the result is shared: do not change it)."""
     out: dict[int, list[KeyEquation]] = {}
     for eq in key_equations(doc):
         out.setdefault(eq[0], []).append(eq)

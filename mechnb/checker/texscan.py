@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 SpanKind = Literal["prose", "math", "code"]
 
@@ -48,9 +48,9 @@ _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _INLINE_CLOSER = re.compile(r"(?<![\\$\s])\$(?!\$)")
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A stretch of the text: ``prose``, ``math`` or ``code``, as offsets ``[start, end)``."""
+class Span(NamedTuple):
+    """A stretch of the text: ``prose``, ``math`` or ``code``, as offsets ``[start, end)``
+    (a named tuple: a huge cell has hundreds of thousands, and a tuple is cheap to make)."""
 
     kind: SpanKind
     start: int

@@ -70,3 +70,16 @@ def test_one_rule_lists_at_most_a_hundred_findings_per_cell() -> None:
     summary = [f for f in duplicates if f.line is None]
     assert len(summary) == 1 and "… and 49 more MECH014 findings in this cell" in \
         summary[0].message
+
+
+def test_a_rule_stops_after_its_limit_and_says_so() -> None:
+    from mechnb.checker import MAX_PER_RULE, MAX_PER_RULE_AND_CELL
+
+    cells = [{"cell_type": "markdown", "id": f"c{i}", "metadata": {},
+              "source": "$$x \\label{e}$$\n" * MAX_PER_RULE_AND_CELL} for i in range(25)]
+    paper = paper_from_dict({"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                             "cells": cells})
+    duplicates = [f for f in check(paper) if f.code == "MECH014"]
+    assert len(duplicates) == MAX_PER_RULE + 1  # no cell over its cap: all listed, then the stop
+    stop = [f for f in duplicates if f.cell is None]
+    assert len(stop) == 1 and f"stopped after {MAX_PER_RULE} findings" in stop[0].message
