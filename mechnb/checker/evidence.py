@@ -222,3 +222,43 @@ def check_placeholder_evidence(doc: Document, rule: Rule) -> Iterator[Finding]:
         yield rule.at(doc, f"this cell validates {', '.join(c.validates)} but is not evidence "
                            f"yet: {'; '.join(whys)}; plot your real measurements, then delete "
                            f"the markers", c.index, reasons[0][0], c.validates)
+
+
+_NUMBERED_KINDS = frozenset({"environment", "box", "proof", "title", "abstract", "omit"})
+"""Role LaTeX kinds whose text sits in a numbered environment (or is not placed at all)."""
+_HEADING_LINE = re.compile(r"[ \t]{0,3}#")
+
+
+def _names_a_heading(source: str, at: int) -> bool:
+    """True if the ``\\label`` at ``at`` is on a heading line, or starts the line right after
+    one (``# Proof⏎\\label{app:proof}``): then it names that section, as intended."""
+    line_start = source.rfind("\n", 0, at) + 1
+    if _HEADING_LINE.match(source, line_start):
+        return True
+    if source[line_start:at].strip() or line_start == 0:
+        return False
+    prev_start = source.rfind("\n", 0, line_start - 1) + 1
+    return bool(_HEADING_LINE.match(source, prev_start))
+
+
+def check_label_in_text(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """A ``\\label`` in running text points at the enclosing section, not at the sentence."""
+    for idx, scan in doc.scans.items():
+        if "\\label" not in scan.source:
+            continue
+        cell = doc.cells[idx]
+        role = get_role(cell.role) if cell.role else None
+        if role is not None and role.latex_kind in _NUMBERED_KINDS:
+            continue
+        source = scan.source
+        for span in scan.spans:
+            if span.kind != "prose" or "\\label" not in source[span.start:span.end]:
+                continue
+            for m in _LABEL.finditer(source, span.start, span.end):
+                if _names_a_heading(source, m.start()) or doc.commented_out(idx, m.start()):
+                    continue
+                name = m.group(1).strip()
+                yield rule.at(doc, f"\\label{{{name[:60]}}} stands in running text, where "
+                                   f"LaTeX gives it the number of the enclosing section (?? "
+                                   f"before the first section); put it in the heading it names "
+                                   f"or inside the equation", idx, m.start(), (name,))

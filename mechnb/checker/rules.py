@@ -329,6 +329,13 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "translates the result back to the model: attention, heads, tokens, layers, prompts, "
        "training, LLMs (注意力、词元、训练…).",
        paper.check_implication, group="paper"),
+    _r("MECH055", "label-in-running-text", W,
+       "Put the label in the heading it names or inside the equation.",
+       "A `\\label{}` in the running text of a cell that is not a numbered statement (prose "
+       "outside math and headings, in a cell without a role or with a narrative, setup, "
+       "formula, mechanism, result or evidence role) takes the number of the enclosing "
+       "section, so `\\cref` to it prints a section number — or ?? before the first section.",
+       evidence.check_label_in_text, group="references"),
     _r("MECH060", "abstract-missing-move", W,
        "Add a sentence that makes the missing move (`mechnb phrases --function abstract`).",
        "The `abstract` cell makes every move of a mechanism paper: context, gap, contribution "
