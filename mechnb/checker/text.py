@@ -12,7 +12,7 @@ from urllib.parse import unquote
 from ..findings import Finding
 from ..paper_paths import resolve_in_folder
 from .document import WORD, Document
-from .texscan import ScannedText, find_dangerous
+from .texscan import ScannedText, find_dangerous, scan_markdown
 
 if TYPE_CHECKING:
     from .rule import Rule
@@ -96,7 +96,14 @@ def gate_pieces(doc: Document
         for key in ("label", "title", "caption"):
             value = getattr(cell, key)
             if value:
-                yield cell.index, None, value, f"metadata.mechnb.{key}", key != "caption"
+                if key != "caption" or "$" not in value:
+                    yield cell.index, None, value, f"metadata.mechnb.{key}", key != "caption"
+                    continue
+                # a caption is markdown: its prose is judged as prose, its math as TeX (so
+                # key= options count there too)
+                for span in scan_markdown(value).spans:
+                    yield (cell.index, None, value[span.start:span.end],
+                           "metadata.mechnb.caption", span.kind == "math")
         if cell.cell_type == "code" and cell.role is not None:
             for n, output in enumerate(cell.outputs):
                 data = output.get("data")

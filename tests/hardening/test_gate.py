@@ -65,6 +65,19 @@ def test_notebook_metadata_and_files_are_scanned(tmp_path: Path) -> None:
     assert any(m.startswith("the bibliography file refs.bib") for m in messages)
 
 
+def test_caption_math_is_judged_as_tex() -> None:
+    def caption(text: str) -> list[str]:
+        nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+            {"cell_type": "markdown", "id": "f", "source": "x", "metadata": {"mechnb": {
+                "role": "figure", "label": "fig:a", "caption": text}}}]}
+        return [f.message for f in dangerous_tex(paper_from_dict(nb))]
+
+    # a key option in the caption's math reads a file; in its prose it is only words
+    assert len(caption("Scores $\\tcbset{watermark graphics=/etc/x.png}$.")) == 1
+    assert caption("The file = the log, $a = b$.") == []
+    assert len(caption("Raw $\\special{pdf:x}$ and \\special{y}.")) == 2
+
+
 def test_no_tag_or_configuration_silences_the_gate() -> None:
     findings = check(FIRES)  # the fixture tags the cell mech-ignore:MECH022 and disables it
     assert sum(f.code == "MECH022" for f in findings) == 13
