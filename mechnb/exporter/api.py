@@ -73,9 +73,12 @@ def as_paper(notebook: str | os.PathLike[str] | Paper | Mapping[str, Any]) -> Pa
 
 
 def default_output_dir(paper: Paper) -> Path:
-    """``build/<stem>/`` next to the notebook."""
+    """``build/<stem>/`` next to the notebook (``build/paper/`` for a stem of dots only:
+    ``...ipynb`` would make it ``build/..``, the notebook's own folder)."""
     base = paper.path.parent if paper.path else Path.cwd()
     stem = paper.path.stem if paper.path else "paper"
+    if not stem.strip("."):
+        stem = safe_stem(stem)
     return base / "build" / stem
 
 

@@ -140,6 +140,15 @@ def test_default_build_dir_through_a_planted_symlink_is_refused(tmp_path: Path) 
     assert list(elsewhere.iterdir()) == []
 
 
+@pytest.mark.parametrize("name", ["...ipynb", "..ipynb"])
+def test_a_notebook_named_with_dots_exports_inside_build(name: str, tmp_path: Path) -> None:
+    nb = tmp_path / name  # stem ".." would make the default build/.. = the notebook's folder
+    shutil.copy(NOTEBOOKS / "title_from_heading.ipynb", nb)
+    assert main(["export", str(nb)], io.StringIO(), io.StringIO()) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["build", name])
+    assert (tmp_path / "build" / "paper" / "paper.tex").is_file()
+
+
 @pytest.mark.parametrize("target", ["{nb}", "other.ipynb", "map.txt", "link.svg"])
 def test_check_map_never_overwrites_the_notebook(target: str, tmp_path: Path) -> None:
     nb = tmp_path / "q.ipynb"
