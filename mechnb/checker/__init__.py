@@ -122,6 +122,7 @@ def check(paper_or_path: Paper | str | os.PathLike[str], *,
             continue
         severity = cfg.severity.get(rule.code)
         per_cell: dict[int | None, int] = {}
+        last: dict[int | None, Finding] = {}  # the last one listed, per cell
         made = 0
         for f in rule.check(doc, rule):
             if any_ignored and _suppressed(f, paper, names, ignored):
@@ -135,6 +136,7 @@ def check(paper_or_path: Paper | str | os.PathLike[str], *,
             if severity is not None and f.severity != severity:
                 f = replace(f, severity=severity)
             findings.append(f)
+            last[f.cell] = f
         stopped = made > MAX_PER_RULE
         if stopped:
             findings.append(replace(
@@ -143,13 +145,11 @@ def check(paper_or_path: Paper | str | os.PathLike[str], *,
                         f"check again to see the rest"))
         for cell, n in per_cell.items():
             if n > MAX_PER_RULE_AND_CELL:
-                last = next(f for f in reversed(findings) if f.code == rule.code
-                            and f.cell == cell)
                 where = "the notebook" if cell is None else "this cell"
                 more = f"at least {n - MAX_PER_RULE_AND_CELL}" if stopped \
                     else str(n - MAX_PER_RULE_AND_CELL)
                 findings.append(replace(
-                    last, line=None, column=None, labels=(),
+                    last[cell], line=None, column=None, labels=(),
                     message=f"… and {more} more {rule.code} findings in {where} (only the "
                             f"first {MAX_PER_RULE_AND_CELL} are listed)"))
     findings.sort(key=sort_key)

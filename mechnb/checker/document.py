@@ -45,6 +45,11 @@ STATEMENT_BOUNDARY = frozenset(
 """Roles that start a new formal block: an interpretation must come before the next of these."""
 
 MAIN_LABELS = ("thm:main", "theorem:main", "thm:main-result")
+KEY_EQUATION_ROLES = frozenset(
+    {None, "formula", "setup", "mechanism", "lens", "result", "remark", "context", "implication"})
+"""Roles whose labelled display equations are key equations (not statements or proofs)."""
+KeyEquation = tuple[int, int, int, "str | None"]
+"""``(cell, start, end, label)`` of a key display equation."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +128,7 @@ class Document:
                 out[index] = sorted(ranges)
         return out
 
-    def commented_out(self, cell: int, offset: int) -> bool:
+    def in_dropped_html(self, cell: int, offset: int) -> bool:
         """True if ``offset`` of the cell lies inside raw HTML (never exported)."""
         ranges = self.dropped_html.get(cell)
         if not ranges:
@@ -188,7 +193,7 @@ class Document:
                 if "\\label" not in text:
                     continue  # most pieces: a substring test is far cheaper than a regex
                 for m in _LABEL.finditer(text):
-                    if self.commented_out(c.index, offset + m.start()):
+                    if self.in_dropped_html(c.index, offset + m.start()):
                         continue
                     name = m.group(1).strip()
                     sites.setdefault(name, []).append(
@@ -214,7 +219,7 @@ class Document:
                 if "ref" not in text:  # every REF_COMMANDS name holds "ref"
                     continue
                 for m in _REF.finditer(text):
-                    if self.commented_out(c.index, offset + m.start()):
+                    if self.in_dropped_html(c.index, offset + m.start()):
                         continue
                     for name in m.group(2).split(","):
                         out.append(Site(name.strip(), c.index, offset + m.start(), m.group(1)))
@@ -260,6 +265,31 @@ class Document:
         return out
 
     # ---- the argument's structure --------------------------------------------------------
+    @cached_property
+    def key_equations(self) -> dict[int, list[KeyEquation]]:
+        """Cell → its key display equations in source order: the first display of a
+        ``formula`` cell, and every labelled display of a formula cell or of a main-text cell
+        whose role is in ``KEY_EQUATION_ROLES``."""
+        formula_roles = set(obligation_roles("needs-motivation")) | set(
+            obligation_roles("needs-symbol-explanation"))
+        out: dict[int, list[KeyEquation]] = {}
+        for idx, scan in sorted(self.scans.items()):
+            cell = self.cells[idx]
+            is_formula = cell.role in formula_roles
+            if not is_formula and (cell.role not in KEY_EQUATION_ROLES
+                                   or not self.in_main_text(cell)):
+                continue
+            displays = [s for s in scan.spans if s.kind == "math" and s.display]
+            for k, span in enumerate(displays):
+                body = scan.source[span.start:span.end]
+                label = None
+                if "\\label{" in body:
+                    label = body.split("\\label{", 1)[1].split("}", 1)[0].strip()
+                if label is None and not (is_formula and k == 0):
+                    continue
+                out.setdefault(idx, []).append((idx, span.start, span.end, label or cell.label))
+        return out
+
     @cached_property
     def main_theorem(self) -> Cell | None:
         """The cell labelled ``thm:main``, else the first theorem in the main text."""

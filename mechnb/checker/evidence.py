@@ -255,7 +255,7 @@ def check_label_in_text(doc: Document, rule: Rule) -> Iterator[Finding]:
             if span.kind != "prose" or "\\label" not in source[span.start:span.end]:
                 continue
             for m in _LABEL.finditer(source, span.start, span.end):
-                if _names_a_heading(source, m.start()) or doc.commented_out(idx, m.start()):
+                if _names_a_heading(source, m.start()) or doc.in_dropped_html(idx, m.start()):
                     continue
                 name = m.group(1).strip()
                 yield rule.at(doc, f"\\label{{{name[:60]}}} stands in running text, where "

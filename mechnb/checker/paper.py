@@ -18,7 +18,7 @@ from ..notebook import Cell
 from ..roles import get_role
 from .document import STATEMENT_BOUNDARY, Document
 from .evidence import has_image, table_outputs
-from .structure import key_equations_by_cell, matched_after, prose_pieces
+from .structure import equation_name, matched_after, prose_pieces, unmet
 
 if TYPE_CHECKING:
     from .rule import Rule
@@ -226,23 +226,17 @@ def _next_cell_prose(doc: Document, cell: int) -> str:
 
 def check_intuition(doc: Document, rule: Rule) -> Iterator[Finding]:
     """Seed checklist: a key formula is followed by a sentence of intuition."""
-    for cell, equations in key_equations_by_cell(doc).items():
+    for cell, equations in doc.key_equations.items():
         bounds = [end for _, _, end, _ in equations] + [len(doc.cells[cell].source)]
         followed = matched_after(prose_pieces(doc, cell, bounds), INTUITION)
-        in_next: bool | None = None
-        for (_, start, _end, label), ok in zip(equations, followed, strict=True):
-            if ok:
-                continue
-            if doc.cells[cell].role != "formula" and label is None:
-                continue
-            if in_next is None:
-                in_next = bool(INTUITION.search(_next_cell_prose(doc, cell)))
-            if in_next:
-                continue
-            what = f"equation {label}" if label else "this key equation"
-            yield rule.at(doc, f"{what} is not followed by an intuition; add a sentence such as "
-                               f"\"Intuitively, …\" that says what it means in plain words",
-                          cell, start, (label,) if label else ())
+        if doc.cells[cell].role != "formula":  # outside formula cells only labelled ones count
+            followed = [ok or label is None for (_, _, _, label), ok in
+                        zip(equations, followed, strict=True)]
+        for _, start, _end, label in unmet(equations, followed, lambda c: bool(
+                INTUITION.search(_next_cell_prose(doc, c)))):
+            yield rule.at(doc, f"{equation_name(label)} is not followed by an intuition; add "
+                               f"a sentence such as \"Intuitively, …\" that says what it means "
+                               f"in plain words", cell, start, (label,) if label else ())
 
 
 def check_derivation_align(doc: Document, rule: Rule) -> Iterator[Finding]:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from functools import lru_cache
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from ..findings import Finding
 from ..roles import get_role
-from .document import REF_PATTERN, STATEMENT_BOUNDARY, WORD, Document, obligation_roles
+from .document import REF_PATTERN, STATEMENT_BOUNDARY, WORD, Document, KeyEquation, obligation_roles
 
 if TYPE_CHECKING:
     from .rule import Rule
@@ -17,9 +16,6 @@ if TYPE_CHECKING:
 MECHANISM_PAPER_TYPES = ("dynamics", "failure")
 TRAILING_ROLES = frozenset({"future", "conclusion", "note", "limitations", "appendix"})
 """Roles allowed after the limitations at the end of the main text."""
-KEY_EQUATION_ROLES = frozenset(
-    {None, "formula", "setup", "mechanism", "lens", "result", "remark", "context", "implication"})
-"""Roles whose labelled display equations are key equations (not statements or proofs)."""
 _HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[^\n]*$")
 _SYMBOL_EXPLANATION = re.compile(
     r"(?i)\b(?:here|where|denotes?|denoting|stands? for|represents?|is the|are the|we write|"
@@ -183,39 +179,6 @@ def _is_sentence(latin: int, cjk: int) -> bool:
     return latin >= 3 or cjk >= 6
 
 
-def key_equations(doc: Document) -> Iterator[tuple[int, int, int, str | None]]:
-    """``(cell, start, end, label)`` of every key display equation, in order."""
-    formula_roles = set(obligation_roles("needs-motivation")) | set(
-        obligation_roles("needs-symbol-explanation"))
-    for idx, scan in sorted(doc.scans.items()):
-        cell = doc.cells[idx]
-        is_formula = cell.role in formula_roles
-        if not is_formula and (cell.role not in KEY_EQUATION_ROLES or not doc.in_main_text(cell)):
-            continue
-        displays = [s for s in scan.spans if s.kind == "math" and s.display]
-        for k, span in enumerate(displays):
-            body = scan.source[span.start:span.end]
-            label = None
-            if "\\label{" in body:
-                label = body.split("\\label{", 1)[1].split("}", 1)[0].strip()
-            if label is None and not (is_formula and k == 0):
-                continue
-            yield idx, span.start, span.end, label or cell.label
-
-
-KeyEquation = tuple[int, int, int, "str | None"]
-
-
-@lru_cache(maxsize=2)
-def key_equations_by_cell(doc: Document) -> dict[int, list[KeyEquation]]:
-    """``key_equations`` grouped by cell (each list in source order); computed once per
-    document for the three rules that read it (the result is shared: do not change it)."""
-    out: dict[int, list[KeyEquation]] = {}
-    for eq in key_equations(doc):
-        out.setdefault(eq[0], []).append(eq)
-    return out
-
-
 def prose_pieces(doc: Document, cell: int, bounds: list[int]) -> list[str]:
     """Prose of ``cell`` between each pair of consecutive offsets in the increasing ``bounds``
     (``len(bounds) - 1`` pieces), in one pass over the cell's spans: the rules that look
@@ -251,6 +214,25 @@ def matched_after(pieces: list[str], pattern: re.Pattern[str]) -> list[bool]:
     return out
 
 
+def unmet(equations: list[KeyEquation], met: list[bool],
+          met_nearby: Callable[[int], bool]) -> Iterator[KeyEquation]:
+    """The equations (of one cell) whose own cell does not meet a rule (``met``) and whose
+    neighbouring cell does not either (``met_nearby(cell)``, asked at most once, if needed)."""
+    nearby: bool | None = None
+    for equation, ok in zip(equations, met, strict=True):
+        if ok:
+            continue
+        if nearby is None:
+            nearby = met_nearby(equation[0])
+        if not nearby:
+            yield equation
+
+
+def equation_name(label: str | None) -> str:
+    """How a finding names a key equation."""
+    return f"equation {label}" if label else "this key equation"
+
+
 def _prose(doc: Document, cell: int, start: int, end: int) -> str:
     return prose_pieces(doc, cell, [start, end])[0]
 
@@ -271,42 +253,31 @@ def _neighbour_prose(doc: Document, cell: int, step: int) -> str:
 
 def check_motivation(doc: Document, rule: Rule) -> Iterator[Finding]:
     """``needs-motivation``: a sentence before a key equation says why it is needed."""
-    for cell, equations in key_equations_by_cell(doc).items():
+    for cell, equations in doc.key_equations.items():
         pieces = prose_pieces(doc, cell, [0, *(start for _, start, _, _ in equations)])
+        motivated: list[bool] = []
         latin = cjk = 0
-        neighbour: bool | None = None
-        for (_, start, _end, label), piece in zip(equations, pieces, strict=True):
-            if not _is_sentence(latin, cjk):  # the prose before only grows: count it once
+        for piece in pieces:  # the prose before each equation only grows: count it once
+            if not _is_sentence(latin, cjk):
                 more = _word_counts(piece)
                 latin, cjk = latin + more[0], cjk + more[1]
-            if _is_sentence(latin, cjk):
-                continue
-            if neighbour is None:
-                neighbour = _sentences(_neighbour_prose(doc, cell, -1))
-            if neighbour:
-                continue
-            what = f"equation {label}" if label else "this key equation"
-            yield rule.at(doc, f"{what} has no motivation before it; add a sentence that says "
-                               f"what the equation is for before showing it", cell, start,
-                          (label,) if label else ())
+            motivated.append(_is_sentence(latin, cjk))
+        for _, start, _end, label in unmet(equations, motivated, lambda c: _sentences(
+                _neighbour_prose(doc, c, -1))):
+            yield rule.at(doc, f"{equation_name(label)} has no motivation before it; add a "
+                               f"sentence that says what the equation is for before showing it",
+                          cell, start, (label,) if label else ())
 
 
 def check_symbol_explanation(doc: Document, rule: Rule) -> Iterator[Finding]:
     """``needs-symbol-explanation``: "Here, X denotes …" after a key equation."""
-    for cell, equations in key_equations_by_cell(doc).items():
+    for cell, equations in doc.key_equations.items():
         bounds = [end for _, _, end, _ in equations] + [len(doc.cells[cell].source)]
         explained = matched_after(prose_pieces(doc, cell, bounds), _SYMBOL_EXPLANATION)
-        neighbour: bool | None = None
-        for (_, start, _end, label), ok in zip(equations, explained, strict=True):
-            if ok:
-                continue
-            if neighbour is None:
-                neighbour = bool(_SYMBOL_EXPLANATION.search(_neighbour_prose(doc, cell, 1)))
-            if neighbour:
-                continue
-            what = f"equation {label}" if label else "this key equation"
-            yield rule.at(doc, f"{what} has no symbol explanation after it; add \"Here, $X$ "
-                               f"denotes …\" for each new symbol", cell, start,
+        for _, start, _end, label in unmet(equations, explained, lambda c: bool(
+                _SYMBOL_EXPLANATION.search(_neighbour_prose(doc, c, 1)))):
+            yield rule.at(doc, f"{equation_name(label)} has no symbol explanation after it; "
+                               f"add \"Here, $X$ denotes …\" for each new symbol", cell, start,
                           (label,) if label else ())
 
 

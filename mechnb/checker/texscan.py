@@ -363,9 +363,8 @@ DANGEROUS_ENVIRONMENTS = frozenset({"filecontents", "filecontents*", "VerbatimOu
                                     "verbatimwrite", "luacode", "luacode*", "writefile"})
 """Environments that write files or run code (``\\begin{input}`` calls ``\\input``, so every
 command of ``DANGEROUS_COMMANDS`` is forbidden as an environment name too)."""
-PATH_COMMANDS = frozenset({"includegraphics", "includesvg", "tcbincludegraphics", "href",
-                           "url"})
 _IMAGE_COMMANDS = frozenset({"includegraphics", "includesvg", "tcbincludegraphics"})
+PATH_COMMANDS = _IMAGE_COMMANDS | {"href", "url"}
 TEMPLATE_ALLOWED = frozenset(
     name for name, reason in DANGEROUS_COMMANDS.items()
     if reason == _LOADS or name.startswith(("set", "new")) or name in (
