@@ -5,6 +5,10 @@ derived phrase cues), plus position features: the first sentence leans to ``cont
 speaks in the first person, the last one to ``implication``. A move is made when its score
 reaches ``THRESHOLD``; the deciding cue is its strongest one. Sentences that still hold
 template slots (``[phenomenon]``) make no move: a blank is not yet a gap.
+
+For English, a learned layer (``mechnb.moves.learned``) then decides from what the rules found,
+the sentence's words and its position, with weights fitted on labelled real abstracts; the rules
+alone remain available (``method="rules"``) and decide for Chinese.
 """
 
 from __future__ import annotations
@@ -13,9 +17,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import MOVES as MOVES_ORDER
 from .cues import DERIVED_WEIGHT, Lexicon, en_ngrams, load_lexicon, zh_ngrams
+from .learned import Model, SentenceFacts, features, load_model
 from .sentences import Sentence, split_sentences
 
+METHODS = ("learned", "rules")
+"""How ``analyse`` decides: the learned layer over the rules (default), or the rules alone."""
 THRESHOLD = 1.0
 """Score from which a sentence makes a move."""
 MAX_DERIVED = 2
@@ -150,38 +158,47 @@ def _negated(lex: Lexicon, norm: str, at: int) -> bool:
     return False
 
 
-def score_sentence(norm: str, lex: Lexicon | None = None) -> dict[str, tuple[float, Cue]]:
-    """Move → (score, deciding cue) for one normalised sentence, before position features."""
+def rule_hits(norm: str, lex: Lexicon | None = None) -> list[tuple[str, float, str, str]]:
+    """``(move, weight, matched words, rule name)`` for every cue that fires in one normalised
+    sentence: hand rules (not when negated), then at most ``MAX_DERIVED`` derived cues per move."""
     lex = lex or load_lexicon()
-    hits: dict[str, list[tuple[float, str, str]]] = {}
+    hits: list[tuple[str, float, str, str]] = []
     for rule in lex.rules:
-        best = None
         for m in rule.pattern.finditer(norm):
             if rule.negatable and _negated(lex, norm, m.start()):
                 continue
-            best = m.group(0).strip()
+            hits.append((rule.move, rule.weight, m.group(0).strip(), rule.name))
             break
-        if best:
-            hits.setdefault(rule.move, []).append((rule.weight, best, rule.name))
-    derived: dict[str, list[tuple[float, str, str]]] = {}
+    derived: dict[str, list[tuple[str, str]]] = {}
     for gram in en_ngrams(norm):
         if gram in lex.derived_en:
             move, pid = lex.derived_en[gram]
-            derived.setdefault(move, []).append((DERIVED_WEIGHT, gram, f"phrase:{pid}"))
+            derived.setdefault(move, []).append((gram, f"phrase:{pid}"))
     if _CJK.search(norm):
         for gram in zh_ngrams(norm):
             if gram in lex.derived_zh:
                 move, pid = lex.derived_zh[gram]
-                derived.setdefault(move, []).append((DERIVED_WEIGHT, gram, f"phrase:{pid}"))
+                derived.setdefault(move, []).append((gram, f"phrase:{pid}"))
     for move, found in derived.items():
-        found.sort(key=lambda h: (-len(h[1]), h[1]))  # longest n-grams first
-        kept: list[tuple[float, str, str]] = []
-        for h in found:
-            if len(kept) < MAX_DERIVED and not any(h[1] in k[1] for k in kept):
-                kept.append(h)
-        hits.setdefault(move, []).extend(kept)
+        found.sort(key=lambda h: (-len(h[0]), h[0]))  # longest n-grams first
+        kept: list[tuple[str, str]] = []
+        for gram, name in found:
+            if len(kept) < MAX_DERIVED and not any(gram in k for k, _ in kept):
+                kept.append((gram, name))
+        hits.extend((move, DERIVED_WEIGHT, gram, name) for gram, name in kept)
+    return hits
+
+
+def score_sentence(norm: str, lex: Lexicon | None = None,
+                   hits: list[tuple[str, float, str, str]] | None = None
+                   ) -> dict[str, tuple[float, Cue]]:
+    """Move → (score, deciding cue) for one normalised sentence, before position features
+    (``hits``: its ``rule_hits``, when already known)."""
+    by_move: dict[str, list[tuple[float, str, str]]] = {}
+    for move, weight, cue, name in rule_hits(norm, lex) if hits is None else hits:
+        by_move.setdefault(move, []).append((weight, cue, name))
     out: dict[str, tuple[float, Cue]] = {}
-    for move, found in hits.items():
+    for move, found in by_move.items():
         found.sort(key=lambda h: -h[0])
         total = sum(h[0] for h in found)
         _, cue, name = found[0]
@@ -189,12 +206,13 @@ def score_sentence(norm: str, lex: Lexicon | None = None) -> dict[str, tuple[flo
     return out
 
 
-def label(sentence: Sentence, index: int, count: int, lex: Lexicon | None = None
-          ) -> LabelledSentence:
-    """The moves one sentence makes, given its position ``index`` among ``count`` sentences."""
+def label(sentence: Sentence, index: int, count: int, lex: Lexicon | None = None,
+          hits: list[tuple[str, float, str, str]] | None = None) -> LabelledSentence:
+    """The moves one sentence makes by the rules alone, given its position ``index`` among
+    ``count`` sentences (``hits``: its ``rule_hits``, when already known)."""
     lex = lex or load_lexicon()
     norm = normalise(sentence.text)
-    raw = score_sentence(norm, lex)
+    raw = score_sentence(norm, lex, hits)
     scores = {m: s for m, (s, _) in raw.items()}
     cues = {m: c for m, (_, c) in raw.items()}
     first_person = bool(_FIRST_PERSON.search(norm))
@@ -257,14 +275,61 @@ def _opening(labelled: list[LabelledSentence]) -> list[LabelledSentence]:
     return labelled
 
 
-def analyse(text: str, lang: str | None = None) -> Analysis:
-    """Split ``text`` (markdown, English or Chinese) into sentences and label their moves."""
+def rule_pass(sentences: list[Sentence], lex: Lexicon | None = None
+              ) -> tuple[list[LabelledSentence], list[SentenceFacts]]:
+    """The rules' labels of ``sentences`` and what the learned layer reads of each."""
+    lex = lex or load_lexicon()
+    norms = [normalise(s.text) for s in sentences]
+    hits = [rule_hits(n, lex) for n in norms]
+    labelled = _opening([label(s, i, len(sentences), lex, hits[i])
+                         for i, s in enumerate(sentences)])
+    facts = [SentenceFacts(norm=n, raw=s.text, hits=tuple(h), rule_moves=s.moves or s.template,
+                           first_person=bool(_FIRST_PERSON.search(n)),
+                           contrast=bool(_CONTRAST_START.search(n)))
+             for n, h, s in zip(norms, hits, labelled, strict=True)]
+    return labelled, facts
+
+
+def _learned(model: Model, labelled: list[LabelledSentence], facts: list[SentenceFacts]
+             ) -> list[LabelledSentence]:
+    """Each sentence's moves decided by the learned layer; the cue shown for a move is the
+    strongest hand rule or phrase cue for it, else the word that weighs most towards it."""
+    out: list[LabelledSentence] = []
+    for i, (s, f) in enumerate(zip(labelled, facts, strict=True)):
+        feats = features(facts, i)
+        probs = model.probabilities(feats)
+        made = sorted((m for m, p in probs.items() if p >= model.thresholds[m]),
+                      key=lambda m: (-probs[m], MOVES_ORDER.index(m)))
+        cues: list[Cue] = []
+        for m in made:
+            best = max((h for h in f.hits if h[0] == m), key=lambda h: h[1], default=None)
+            if best is not None:
+                cues.append(Cue(m, probs[m], best[2], best[3]))
+                continue
+            word = model.strongest_word(m, feats)
+            cues.append(Cue(m, probs[m], word or "", "learned" if word else "learned: position"))
+        if s.template or _SLOT.search(s.text):
+            out.append(LabelledSentence(s.sentence, (), (), tuple(made)))
+        else:
+            out.append(LabelledSentence(s.sentence, tuple(made), tuple(cues)))
+    return out
+
+
+def analyse(text: str, lang: str | None = None, method: str = "learned") -> Analysis:
+    """Split ``text`` (markdown, English or Chinese) into sentences and label their moves.
+
+    ``method="learned"`` (English): the learned layer (``mechnb.moves.learned``) decides from
+    the rules' findings, words and position; ``"rules"``, or Chinese text: the cue rules alone.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
     lex = load_lexicon()
     lang = lang or detect_lang(text)
-    sentences = split_sentences(text)
-    labelled = tuple(_opening(
-        [label(s, i, len(sentences), lex) for i, s in enumerate(sentences)]))
+    labelled, facts = rule_pass(split_sentences(text), lex)
+    model = load_model() if method == "learned" and lang == "en" else None
+    if model is not None:
+        labelled = _learned(model, labelled, facts)
     made = {m for s in labelled for m in s.moves}
     missing = tuple(m for m in lex.moves if m not in made)
     order, late = move_order([s.primary for s in labelled], lex.moves)
-    return Analysis(lang, labelled, lex.moves, missing, order, late)
+    return Analysis(lang, tuple(labelled), lex.moves, missing, order, late)

@@ -54,25 +54,44 @@ def joined(abstract: Mapping[str, Any]) -> str:
     return sep.join(s["text"] for s in abstract["sentences"])
 
 
-def evaluate(abstracts: Iterable[Mapping[str, Any]]) -> Scores:
-    """Label every abstract and count hits and misses per move."""
+def _count(scores: Scores, want: Iterable[str], got: Iterable[str]) -> None:
+    want, got = set(want), set(got)
+    scores.sentences += 1
+    for m in MOVES:
+        if m in want and m in got:
+            scores.tp[m] += 1
+        elif m in got:
+            scores.fp[m] += 1
+        elif m in want:
+            scores.fn[m] += 1
+
+
+def agreement(first: Iterable[Mapping[str, Any]], second: Iterable[Mapping[str, Any]]) -> Scores:
+    """How far a second reader's labels (``second``, matched by abstract id and sentence text)
+    agree with the first's, counted as if the second were an analyser (F1 is symmetric)."""
+    other = {a["id"]: a for a in second}
+    scores = Scores()
+    for ab in first:
+        theirs = other[ab["id"]]["sentences"]
+        if [s["text"] for s in theirs] != [s["text"] for s in ab["sentences"]]:
+            raise ValueError(f"{ab['id']}: the two readers labelled different sentences")
+        for mine, their in zip(ab["sentences"], theirs, strict=True):
+            _count(scores, mine["moves"], their["moves"])
+    return scores
+
+
+def evaluate(abstracts: Iterable[Mapping[str, Any]], method: str = "learned") -> Scores:
+    """Label every abstract (``analyse(…, method=method)``) and count hits and misses per move."""
     scores = Scores()
     for ab in abstracts:
         lang = ab["lang"]
-        result = analyse(joined(ab), lang)
+        result = analyse(joined(ab), lang, method)
         expected = [list(s["moves"]) for s in ab["sentences"]]
         if len(result.sentences) != len(expected):
             scores.split_errors.append(ab["id"])
             continue
         for want, got in zip(expected, result.sentences, strict=True):
-            scores.sentences += 1
-            for m in MOVES:
-                if m in want and m in got.moves:
-                    scores.tp[m] += 1
-                elif m in got.moves:
-                    scores.fp[m] += 1
-                elif m in want:
-                    scores.fn[m] += 1
+            _count(scores, want, got.moves)
             if set(want) != set(got.moves):
                 scores.errors.append((ab["id"], got.text, want, list(got.moves)))
         for move in ("gap", "validation"):
@@ -80,6 +99,6 @@ def evaluate(abstracts: Iterable[Mapping[str, Any]]) -> Scores:
             if len(kept) == len(ab["sentences"]):
                 continue
             scores.removal_tries[move] += 1
-            if move in analyse(joined({"lang": lang, "sentences": kept}), lang).missing:
+            if move in analyse(joined({"lang": lang, "sentences": kept}), lang, method).missing:
                 scores.removal_found[move] += 1
     return scores

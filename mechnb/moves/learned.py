@@ -1,0 +1,121 @@
+"""A linear layer over the cue rules: per move, a logistic regression fitted on labelled abstracts.
+
+The hand rules say *why* a sentence might make a move; how much each reason counts, and which
+words of real abstracts tip the balance, is learnt from the labelled real abstracts in
+``tests/fixtures/moves`` (never from the ``test2`` split that measures it). A sentence's features
+are what the rules found (each move's cue score, every hand rule that fired, the moves the rules
+made), its words, its place in the abstract, whether it speaks in the first person, opens with a
+contrast or holds numbers, and the moves the rules gave the sentence before it. The weights live
+in ``data/moves/weights.json``, written by ``python -m mechnb.moves.train`` (deterministic; a test
+keeps the file in sync with the data). Pure Python: a dot product per move and sentence.
+
+English only: no real Chinese abstracts were labelled, so Chinese text keeps the rule decisions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+WORD = re.compile(r"[a-z][a-z'-]*|\d+")
+SCORE_CAP = 3.0
+"""A rule score above this adds nothing more (several cues say the same thing)."""
+_NUMBER = re.compile(r"\d")
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceFacts:
+    """What the rule pass knows of one sentence: the inputs of ``features``."""
+
+    norm: str
+    """The normalised text (``analyser.normalise``)."""
+    raw: str
+    """The sentence as written (for ``%``)."""
+    hits: tuple[tuple[str, float, str, str], ...]
+    """``analyser.rule_hits``: (move, weight, words, rule name)."""
+    rule_moves: tuple[str, ...]
+    """The moves the rules alone made (position and opening included)."""
+    first_person: bool
+    contrast: bool
+
+
+def features(facts: Sequence[SentenceFacts], index: int) -> dict[str, float]:
+    """The feature vector of sentence ``index`` of an abstract (sparse: name → value)."""
+    f = facts[index]
+    count = len(facts)
+    out: dict[str, float] = {"bias": 1.0}
+    scores: dict[str, float] = {}
+    for move, weight, _, name in f.hits:
+        scores[move] = scores.get(move, 0.0) + weight
+        if not name.startswith("phrase:"):
+            out["r:" + name] = 1.0
+    for move, score in scores.items():
+        out["s:" + move] = min(score, SCORE_CAP)
+    for move in f.rule_moves:
+        out["made:" + move] = 1.0
+    words = WORD.findall(f.norm)
+    for w in words:
+        out["w:" + w] = 1.0
+    if words:
+        out["first:" + words[0]] = 1.0
+    out["pos:first"] = float(index == 0)
+    out["pos:second"] = float(index == 1)
+    out["pos:last"] = float(index == count - 1)
+    out["pos:rel"] = index / (count - 1) if count > 1 else 0.0
+    out["first-person"] = float(f.first_person)
+    out["contrast"] = float(f.contrast)
+    out["number"] = float(bool(_NUMBER.search(f.norm)))
+    out["percent"] = float("%" in f.raw or "percent" in f.norm)
+    if index > 0:
+        for move in facts[index - 1].rule_moves:
+            out["prev:" + move] = 1.0
+    return {k: v for k, v in out.items() if v}
+
+
+@dataclass(frozen=True)
+class Model:
+    """Per move: weights and the probability from which the move is made."""
+
+    weights: dict[str, dict[str, float]]
+    thresholds: dict[str, float]
+    lang: str
+
+    def probabilities(self, feats: dict[str, float]) -> dict[str, float]:
+        """Move → probability that the sentence makes it."""
+        out: dict[str, float] = {}
+        for move, w in self.weights.items():
+            z = sum(w.get(k, 0.0) * v for k, v in feats.items())
+            out[move] = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        return out
+
+    def strongest_word(self, move: str, feats: dict[str, float]) -> str | None:
+        """The word whose weight pushes the sentence furthest towards ``move`` (for the cue)."""
+        w = self.weights[move]
+        best = max((k for k in feats if k.startswith("w:") and w.get(k, 0.0) > 0),
+                   key=lambda k: (w[k], k), default=None)
+        return best[2:] if best else None
+
+
+def model_from_json(data: dict[str, object]) -> Model:
+    """A ``Model`` from the content of ``weights.json``."""
+    weights = data["weights"]
+    thresholds = data["thresholds"]
+    assert isinstance(weights, dict) and isinstance(thresholds, dict)
+    return Model({m: dict(w) for m, w in weights.items()},
+                 {m: float(t) for m, t in thresholds.items()}, str(data.get("lang", "en")))
+
+
+@cache
+def load_model() -> Model | None:
+    """The fitted layer, or None when ``weights.json`` is missing (the rules then decide)."""
+    target = resources.files("mechnb").joinpath("data/moves/weights.json")
+    try:
+        data = json.loads(target.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return model_from_json(data)

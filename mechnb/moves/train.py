@@ -1,0 +1,179 @@
+"""Fit the learned layer (``data/moves/weights.json``) on the labelled real abstracts.
+
+``python -m mechnb.moves.train`` (from a source checkout) reads ``tests/fixtures/moves``: every
+split of ``real_en.json`` and ``real_en_dev2.json``, and the ``train3`` split of
+``real_en_set3.json`` — never ``test2``, the measurement. Per move it fits a logistic regression
+by stochastic gradient descent (fixed seed, fixed order: the same data gives the same weights),
+picks the probability from which the move is made by 5-fold cross-validation over abstracts
+(out-of-fold F1), and writes the weights. ``--cv`` only prints the cross-validated scores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import MOVES
+from .analyser import rule_pass
+from .evaluate import joined
+from .learned import features
+from .sentences import split_sentences
+
+FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "moves"
+TRAINING = (("real_en.json", None), ("real_en_dev2.json", None), ("real_en_set3.json", "train3"))
+"""(file, split or None for all): the abstracts the layer is fitted on."""
+HELD_OUT = "test2"
+EPOCHS = 80
+RATE = 0.1
+L2 = 0.3
+SEED = 0
+MIN_COUNT = 2
+"""A word feature is kept when at least this many training sentences have it."""
+FOLDS = 5
+THRESHOLDS = (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55)
+"""Candidate probabilities from which a move is made; cross-validation picks one per move."""
+
+Example = tuple[dict[str, float], frozenset[str], int]
+"""Features, the moves labelled by hand, and the abstract's number (for the folds)."""
+
+
+def training_abstracts(folder: Path = FIXTURES) -> list[dict[str, Any]]:
+    """The labelled abstracts the layer may be fitted on (``test2`` never is)."""
+    out: list[dict[str, Any]] = []
+    for name, split in TRAINING:
+        data = json.loads((folder / name).read_text("utf-8"))["abstracts"]
+        out.extend(a for a in data if (split is None or a["split"] == split)
+                   and a["split"] != HELD_OUT)
+    return out
+
+
+def examples(abstracts: Iterable[dict[str, Any]]) -> list[Example]:
+    """One example per sentence whose abstract splits as it was labelled."""
+    out: list[Example] = []
+    for number, ab in enumerate(abstracts):
+        sentences = split_sentences(joined(ab))
+        if len(sentences) != len(ab["sentences"]):
+            continue
+        _, facts = rule_pass(sentences)
+        for i, labelled in enumerate(ab["sentences"]):
+            out.append((features(facts, i), frozenset(labelled["moves"]), number))
+    return out
+
+
+def vocabulary(data: Sequence[Example]) -> set[str]:
+    """Features kept: all but the rare words (seen in fewer than ``MIN_COUNT`` sentences)."""
+    counts = Counter(k for feats, _, _ in data for k in feats)
+    return {k for k, n in counts.items()
+            if n >= MIN_COUNT or not k.startswith(("w:", "first:"))}
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def fit(data: Sequence[Example], move: str) -> dict[str, float]:
+    """Weights of one move's logistic regression (L2 on all but the bias)."""
+    keep = vocabulary(data)
+    rows = [({k: v for k, v in feats.items() if k in keep}, 1.0 if move in moves else 0.0)
+            for feats, moves, _ in data]
+    w: dict[str, float] = {}
+    order = list(range(len(rows)))
+    rng = random.Random(SEED)
+    decay = L2 / len(rows)
+    for epoch in range(EPOCHS):
+        rng.shuffle(order)
+        rate = RATE / (1.0 + 0.1 * epoch)
+        for i in order:
+            feats, y = rows[i]
+            g = _sigmoid(sum(w.get(k, 0.0) * v for k, v in feats.items())) - y
+            for k, v in feats.items():
+                wk = w.get(k, 0.0)
+                w[k] = wk - rate * (g * v + (decay * wk if k != "bias" else 0.0))
+    return {k: round(v, 4) for k, v in sorted(w.items()) if abs(v) >= 1e-4}
+
+
+def _probability(w: dict[str, float], feats: dict[str, float]) -> float:
+    return _sigmoid(sum(w.get(k, 0.0) * v for k, v in feats.items()))
+
+
+def out_of_fold(data: Sequence[Example]) -> list[dict[str, float]]:
+    """Each example's probabilities from the fold that did not see its abstract."""
+    groups = sorted({g for _, _, g in data})
+    probs: list[dict[str, float]] = [{} for _ in data]
+    for k in range(FOLDS):
+        held = {g for j, g in enumerate(groups) if j % FOLDS == k}
+        train = [e for e in data if e[2] not in held]
+        for move in MOVES:
+            w = fit(train, move)
+            for i, (feats, _, g) in enumerate(data):
+                if g in held:
+                    probs[i][move] = _probability(w, feats)
+    return probs
+
+
+def f1(pairs: Iterable[tuple[bool, bool]]) -> float:
+    """F1 of (predicted, labelled) pairs."""
+    tp = fp = fn = 0
+    for got, want in pairs:
+        tp += got and want
+        fp += got and not want
+        fn += want and not got
+    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+def thresholds(data: Sequence[Example], probs: Sequence[dict[str, float]]) -> dict[str, float]:
+    """Per move, the candidate threshold with the best out-of-fold F1 (the lower one on ties)."""
+    out: dict[str, float] = {}
+    for move in MOVES:
+        out[move] = max(THRESHOLDS, key=lambda t: (
+            round(f1((p[move] >= t, move in e[1]) for p, e in zip(probs, data, strict=True)), 4),
+            -t))
+    return out
+
+
+def train(folder: Path = FIXTURES) -> tuple[dict[str, Any], dict[str, float]]:
+    """The content of ``weights.json`` and the out-of-fold F1 per move at its threshold."""
+    abstracts = training_abstracts(folder)
+    data = examples(abstracts)
+    probs = out_of_fold(data)
+    chosen = thresholds(data, probs)
+    scores = {m: round(f1((p[m] >= chosen[m], m in e[1]) for p, e in zip(probs, data,
+                                                                           strict=True)), 3)
+              for m in MOVES}
+    weights = {m: fit(data, m) for m in MOVES}
+    return ({"about": "Generated by `python -m mechnb.moves.train` from the labelled real "
+                      "abstracts in tests/fixtures/moves (never the test2 split); per move, "
+                      "logistic-regression weights over the features of "
+                      "mechnb.moves.learned.features and the probability from which the move "
+                      "is made. Do not edit by hand.",
+             "lang": "en", "abstracts": len(abstracts), "sentences": len(data),
+             "cv_f1": scores, "thresholds": chosen, "weights": weights}, scores)
+
+
+def main(argv: list[str] | None = None) -> int:  # pragma: no cover - maintenance command
+    parser = argparse.ArgumentParser(prog="python -m mechnb.moves.train", description=__doc__)
+    parser.add_argument("--cv", action="store_true",
+                        help="print the cross-validated F1 per move; write nothing")
+    args = parser.parse_args(argv)
+    model, scores = train()
+    sys.stderr.write(f"{model['abstracts']} abstracts, {model['sentences']} sentences; "
+                     "out-of-fold F1: " + ", ".join(
+                         f"{m} {scores[m]:.2f} (p ≥ {model['thresholds'][m]})" for m in MOVES)
+                     + "\n")
+    if not args.cv:
+        target = Path(__file__).resolve().parents[1] / "data" / "moves" / "weights.json"
+        target.write_text(json.dumps(model, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
+                          encoding="utf-8")
+        sys.stderr.write(f"wrote {target}\n")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
