@@ -1,4 +1,4 @@
-"""``mechnb moves [NOTEBOOK.ipynb | -] [--lang en|zh] [--format text|json]``.
+"""``mechnb moves [NOTEBOOK.ipynb | -] [--lang en|zh] [--format text|json] [--method M]``.
 
 From a notebook: the ``abstract`` cell's sentences and the introduction's paragraphs; from
 ``-``: plain text on standard input. Exit 0, or 2 when the input cannot be read. Only argparse
@@ -22,6 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="language of the text and the suggested phrases (default: detected)")
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="text (marked sentences, default) or json")
+    parser.add_argument("--method", choices=("learned", "rules"), default="learned",
+                        help="how sentences are labelled: the learned layer over the cue rules "
+                             "(default; English) or the cue rules alone")
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -41,7 +44,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write("mechnb moves: no text on standard input (pipe an abstract in, or give "
                       "a notebook)\n")
             return 2
-        analysis = analyse(text, args.lang)
+        analysis = analyse(text, args.lang, args.method)
         if args.format == "json":
             out.write(json.dumps(analysis.to_json(), ensure_ascii=False, indent=1) + "\n")
         else:
@@ -56,7 +59,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except NotebookReadError as exc:
         err.write(f"mechnb moves: {exc}\n")
         return 2
-    result = analyse_paper(paper, args.lang)
+    result = analyse_paper(paper, args.lang, args.method)
     if result.abstract is None and result.introduction is None:
         err.write(f"mechnb moves: {paper.display_name} has no `abstract` cell and no "
                   f"introduction; mark the abstract with `%mech abstract` or the role tag "

@@ -97,9 +97,9 @@ class PaperMoves:
 
 
 @lru_cache(maxsize=256)
-def cached_analysis(text: str, lang: str | None) -> Analysis:
+def cached_analysis(text: str, lang: str | None, method: str = "learned") -> Analysis:
     """``analyse`` memoised: the checker's rules and views share one analysis per text."""
-    return analyse(text, lang)
+    return analyse(text, lang, method)
 
 
 def abstract_cell(paper: Paper) -> Cell | None:
@@ -126,8 +126,8 @@ def introduction_cells(paper: Paper) -> list[Cell]:
     return cells
 
 
-def _untyped_moves(text: str, lang: str | None) -> tuple[str, ...]:
-    analysis = cached_analysis(text, lang)
+def _untyped_moves(text: str, lang: str | None, method: str) -> tuple[str, ...]:
+    analysis = cached_analysis(text, lang, method)
     norm = normalise(text)
     scores: dict[str, float] = {}
     for s in analysis.sentences:
@@ -148,7 +148,7 @@ def _untyped_moves(text: str, lang: str | None) -> tuple[str, ...]:
     return tuple(sorted(scores, key=lambda m: (-scores[m], INTRO_MOVES.index(m))))
 
 
-def _paragraphs(cell: Cell, lang: str | None) -> list[Paragraph]:
+def _paragraphs(cell: Cell, lang: str | None, method: str) -> list[Paragraph]:
     if cell.role is not None:
         move = ROLE_MOVES.get(cell.role) if cell.source.strip() else None
         text = " ".join(_HEADING_LINE.sub("", cell.source).split())
@@ -161,26 +161,28 @@ def _paragraphs(cell: Cell, lang: str | None) -> list[Paragraph]:
         body = _HEADING_LINE.sub("", piece).strip()
         if not body:
             continue
-        out.append(Paragraph(cell.index, max(at, 0), None, _untyped_moves(body, lang),
+        out.append(Paragraph(cell.index, max(at, 0), None, _untyped_moves(body, lang, method),
                              " ".join(body.split())))
     return out
 
 
-def analyse_introduction(paper: Paper, lang: str | None = None) -> Introduction | None:
+def analyse_introduction(paper: Paper, lang: str | None = None, method: str = "learned"
+                         ) -> Introduction | None:
     """The introduction's paragraph moves, or ``None`` when the paper has no introduction."""
     cells = introduction_cells(paper)
     if not cells:
         return None
-    paragraphs = [p for c in cells for p in _paragraphs(c, lang)]
+    paragraphs = [p for c in cells for p in _paragraphs(c, lang, method)]
     made = {m for p in paragraphs for m in p.moves}
     missing = tuple(m for m in INTRO_REQUIRED if m not in made)
     order, late = move_order([p.main for p in paragraphs], INTRO_MOVES)
     return Introduction(tuple(paragraphs), missing, order, late)
 
 
-def analyse_paper(paper: Paper, lang: str | None = None) -> PaperMoves:
-    """The abstract's and the introduction's moves (``lang`` defaults to the paper's)."""
+def analyse_paper(paper: Paper, lang: str | None = None, method: str = "learned") -> PaperMoves:
+    """The abstract's and the introduction's moves (``lang`` defaults to the paper's;
+    ``method`` as for ``analyse``)."""
     lang = lang or paper.lang
     cell = abstract_cell(paper)
-    abstract = cached_analysis(cell.source, lang) if cell is not None else None
-    return PaperMoves(cell, abstract, analyse_introduction(paper, lang))
+    abstract = cached_analysis(cell.source, lang, method) if cell is not None else None
+    return PaperMoves(cell, abstract, analyse_introduction(paper, lang, method))

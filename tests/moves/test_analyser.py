@@ -24,25 +24,28 @@ REAL_DEV2: list[dict[str, Any]] = json.loads(
 """A second tuning split of real abstracts, collected after the rules were tuned on ``dev``."""
 ROOT = FIXTURES.parent.parent.parent
 
-# Floors on the real arXiv/OpenReview abstracts, a little below the measured scores (README
-# "Move analysis"); dev and dev2 were used to tune the cue rules, heldout never was. The issue's
-# goal (F1 >= 0.85 for every move) is met on no split for every move: these only catch regressions.
-REAL_F1_FLOOR = {"dev": {"context": 0.87, "gap": 0.9, "contribution": 0.9, "mechanism": 0.73,
-                         "validation": 0.8, "implication": 0.8},
-                 "dev2": {"context": 0.75, "gap": 0.84, "contribution": 0.88, "mechanism": 0.64,
-                          "validation": 0.54, "implication": 0.68},
-                 "heldout": {"context": 0.82, "gap": 0.68, "contribution": 0.78,
-                             "mechanism": 0.44, "validation": 0.46, "implication": 0.64}}
-REAL_REMOVAL_FLOOR = {"dev": {"gap": 13, "validation": 14},
-                      "dev2": {"gap": 15, "validation": 13},
-                      "heldout": {"gap": 14, "validation": 11}}
-REAL_SPLITS = {"dev": [a for a in REAL if a["split"] == "dev"], "dev2": REAL_DEV2,
-               "heldout": [a for a in REAL if a["split"] == "heldout"]}
+SET3: list[dict[str, Any]] = json.loads(
+    (FIXTURES / "real_en_set3.json").read_text("utf-8"))["abstracts"]
+"""75 more real abstracts labelled blind to the analyser: ``test2`` (the measurement, never used
+for a decision) and ``train3`` (fitted on)."""
+TEST2 = [a for a in SET3 if a["split"] == "test2"]
+SECOND: list[dict[str, Any]] = json.loads(
+    (FIXTURES / "real_en_second_annotator.json").read_text("utf-8"))["abstracts"]
 
-# Floors below the measured scores (README "Move analysis"); a change that lowers a move's F1
-# on the whole set below these fails. They are not the issue's 0.85 goal, which is not met.
-F1_FLOOR = {"en": {"context": 0.8, "gap": 0.9, "contribution": 0.85, "mechanism": 0.6,
-                   "validation": 0.75, "implication": 0.75},
+# Floors a little below the scores measured on test2 (README "Move analysis"), for the learned
+# layer (the default) and for the rules alone. The issue's goal (F1 >= 0.85 for every move) is
+# not met: these only catch regressions.
+TEST2_F1_FLOOR = {"learned": {"context": 0.87, "gap": 0.6, "contribution": 0.86,
+                              "mechanism": 0.67, "validation": 0.48, "implication": 0.57},
+                  "rules": {"context": 0.82, "gap": 0.57, "contribution": 0.82,
+                            "mechanism": 0.4, "validation": 0.28, "implication": 0.45}}
+TEST2_REMOVAL_FLOOR = {"learned": {"gap": 22, "validation": 13},
+                       "rules": {"gap": 22, "validation": 16}}
+
+# Floors below the measured scores on the project-written abstracts (English: learned layer;
+# Chinese: the rules, the layer is English only).
+F1_FLOOR = {"en": {"context": 0.78, "gap": 0.9, "contribution": 0.9, "mechanism": 0.65,
+                   "validation": 0.65, "implication": 0.6},
             "zh": {"context": 0.85, "gap": 0.95, "contribution": 0.65, "mechanism": 0.55,
                    "validation": 0.55, "implication": 0.7}}
 
@@ -84,22 +87,78 @@ def test_the_second_tuning_split_is_sourced_and_apart_from_the_first_set() -> No
         assert all(set(s["moves"]) <= set(MOVES) for s in a["sentences"])
 
 
-@pytest.mark.parametrize("split", ["dev", "dev2", "heldout"])
-def test_per_move_f1_on_the_real_abstracts(split: str) -> None:
-    scores = evaluate(REAL_SPLITS[split])
-    assert scores.split_errors == []
+def test_the_third_set_is_sourced_apart_and_split_by_collection_order() -> None:
+    assert len(SET3) >= 75 and len(TEST2) >= 39
+    ids = [a["id"] for a in SET3]
+    assert len(set(ids)) == len(ids)
+    earlier = REAL + REAL_DEV2 + LABELLED
+    assert not set(ids) & {a["id"] for a in earlier}
+    assert not {a["title"].lower() for a in SET3} & {a.get("title", "").lower() for a in earlier}
+    for topic in ("interp", "theory", "llm"):
+        chosen = [a for a in SET3 if a["topic"] == topic]
+        assert len(chosen) == 25
+        assert [a["split"] for a in chosen] == ["test2" if i % 2 == 0 else "train3"
+                                                 for i in range(len(chosen))]
+    for a in SET3:
+        assert a["lang"] == "en" and a["source"].startswith("http") and a["title"]
+        assert all(set(s["moves"]) <= set(MOVES) for s in a["sentences"])
+    for move in MOVES:
+        assert sum(move in s["moves"] for a in TEST2 for s in a["sentences"]) >= 25, move
+
+
+@pytest.mark.parametrize("method", ["learned", "rules"])
+def test_per_move_f1_on_the_test_split(method: str) -> None:
+    scores = evaluate(TEST2, method)
+    assert scores.split_errors == [] and scores.sentences >= 250
     table = {row["move"]: row["f1"] for row in scores.table()}
-    print(f"\nreal {split}: {table}")
-    low = {m: table[m] for m in MOVES if table[m] < REAL_F1_FLOOR[split][m]}
+    print(f"\ntest2 {method}: {table}")
+    low = {m: table[m] for m in MOVES if table[m] < TEST2_F1_FLOOR[method][m]}
     assert low == {}
 
 
-@pytest.mark.parametrize("split", ["dev", "dev2", "heldout"])
-def test_a_removed_gap_or_validation_in_a_real_abstract_is_reported(split: str) -> None:
-    scores = evaluate(REAL_SPLITS[split])
-    for move, floor in REAL_REMOVAL_FLOOR[split].items():
-        assert scores.removal_tries[move] >= 14
+def test_the_learned_layer_beats_the_rules_alone_on_every_move() -> None:
+    learned = {r["move"]: r["f1"] for r in evaluate(TEST2).table()}
+    rules = {r["move"]: r["f1"] for r in evaluate(TEST2, "rules").table()}
+    assert {m for m in MOVES if learned[m] <= rules[m]} == set()
+
+
+@pytest.mark.parametrize("method", ["learned", "rules"])
+def test_a_removed_gap_or_validation_in_a_real_abstract_is_reported(method: str) -> None:
+    scores = evaluate(TEST2, method)
+    for move, floor in TEST2_REMOVAL_FLOOR[method].items():
+        assert scores.removal_tries[move] >= 25
         assert scores.removal_found[move] >= floor, (move, scores.removal_found[move])
+
+
+def test_the_learned_weights_are_fitted_on_the_data_and_never_on_test2() -> None:
+    from mechnb.moves.train import train, training_abstracts
+
+    fitted = {a["id"] for a in training_abstracts(FIXTURES)}
+    assert fitted and not fitted & {a["id"] for a in TEST2}
+    assert fitted == {a["id"] for a in REAL + REAL_DEV2 + SET3 if a["split"] != "test2"}
+    stored = json.loads((ROOT / "mechnb" / "data" / "moves" / "weights.json").read_text("utf-8"))
+    fresh, _ = train(FIXTURES)
+    assert stored == json.loads(json.dumps(fresh)), \
+        "run `python -m mechnb.moves.train` after changing the rules, features or data"
+
+
+def test_a_second_reader_agrees_with_the_first_far_above_the_analyser() -> None:
+    from mechnb.moves.evaluate import agreement
+
+    assert [a["id"] for a in SECOND] == [a["id"] for a in REAL]
+    table = {r["move"]: r["f1"] for r in agreement(REAL, SECOND).table()}
+    assert min(table.values()) >= 0.85, table
+    changed = [dict(SECOND[0], sentences=SECOND[0]["sentences"][1:]), *SECOND[1:]]
+    with pytest.raises(ValueError, match="different sentences"):
+        agreement(REAL, changed)
+
+
+def test_chinese_keeps_the_rules_and_an_unknown_method_is_refused() -> None:
+    zh = ("归纳头很重要。然而它们如何形成仍不清楚。本文通过训练动力学的视角研究它们。"
+          "实验表明预测成立。")
+    assert analyse(zh, "zh").to_json() == analyse(zh, "zh", "rules").to_json()
+    with pytest.raises(ValueError, match="method"):
+        analyse("Heads matter.", "en", "neural")
 
 
 def test_the_readme_accuracy_table_is_the_benchmarks() -> None:
@@ -136,7 +195,7 @@ def test_a_removed_gap_is_always_reported_missing(lang: str) -> None:
 def test_a_removed_validation_is_reported_missing_mostly(lang: str) -> None:
     scores = evaluate(a for a in LABELLED if a["lang"] == lang)
     assert scores.removal_tries["validation"] == 8
-    assert scores.removal_found["validation"] >= 6
+    assert scores.removal_found["validation"] >= (5 if lang == "en" else 6)
 
 
 def test_each_sentence_has_its_deciding_cue() -> None:

@@ -111,3 +111,20 @@ def test_the_example_papers_make_every_move(stem: str) -> None:
     result = analyse_paper(read_paper(ROOT / "notebooks" / f"{stem}.ipynb"))
     assert result.abstract is not None and result.abstract.missing == ()
     assert result.introduction is not None and result.introduction.missing == ()
+
+
+def test_method_rules_gives_the_rules_alone_and_learned_is_the_default() -> None:
+    text = ("Induction heads matter. However, how they form remains unclear. We study them. "
+            "An intervention that removes the leading term prevents the head from forming.")
+    from mechnb.moves import analyse
+
+    rules = _run("-", "--format", "json", "--method", "rules", stdin=text)
+    default = _run("-", "--format", "json", stdin=text)
+    assert rules.returncode == 0 and default.returncode == 0, rules.stderr + default.stderr
+    assert json.loads(rules.stdout) == json.loads(json.dumps(
+        analyse(text, "en", "rules").to_json()))
+    assert json.loads(default.stdout) == json.loads(json.dumps(
+        analyse(text, "en", "learned").to_json()))
+    assert json.loads(rules.stdout)["sentences"][3]["moves"] == ["validation"]
+    bad = _run("-", "--method", "neural", stdin=text)
+    assert bad.returncode == 2 and "--method" in bad.stderr
