@@ -5,7 +5,8 @@ split of ``real_en.json`` and ``real_en_dev2.json``, and the ``train3`` split of
 ``real_en_set3.json`` — never ``test2``, the measurement. Per move it fits a logistic regression
 by stochastic gradient descent (fixed seed, fixed order: the same data gives the same weights),
 picks the probability from which the move is made by 5-fold cross-validation over abstracts
-(out-of-fold F1), and writes the weights. ``--cv`` only prints the cross-validated scores.
+(out-of-fold F1), and writes the weights. ``--cv`` only prints the cross-validated scores;
+``--curve`` prints them for a quarter, a half, three quarters and all of the training abstracts.
 """
 
 from __future__ import annotations
@@ -103,13 +104,17 @@ def _probability(w: dict[str, float], feats: dict[str, float]) -> float:
     return _sigmoid(sum(w.get(k, 0.0) * v for k, v in feats.items()))
 
 
-def out_of_fold(data: Sequence[Example]) -> list[dict[str, float]]:
-    """Each example's probabilities from the fold that did not see its abstract."""
+def out_of_fold(data: Sequence[Example], fraction: float = 1.0) -> list[dict[str, float]]:
+    """Each example's probabilities from the fold that did not see its abstract (fitted on a
+    fixed random ``fraction`` of the other folds' abstracts, for a learning curve)."""
     groups = sorted({g for _, _, g in data})
     probs: list[dict[str, float]] = [{} for _ in data]
     for k in range(FOLDS):
         held = {g for j, g in enumerate(groups) if j % FOLDS == k}
-        train = [e for e in data if e[2] not in held]
+        pool = [g for g in groups if g not in held]
+        random.Random(SEED).shuffle(pool)
+        kept = set(pool[:max(1, round(len(pool) * fraction))])
+        train = [e for e in data if e[2] in kept]
         for move in MOVES:
             w = fit(train, move)
             for i, (feats, _, g) in enumerate(data):
@@ -138,6 +143,22 @@ def thresholds(data: Sequence[Example], probs: Sequence[dict[str, float]]) -> di
     return out
 
 
+def learning_curve(fractions: Sequence[float] = (0.25, 0.5, 0.75, 1.0), folder: Path = FIXTURES
+                   ) -> list[tuple[int, dict[str, float]]]:
+    """Cross-validated F1 per move when each fold is fitted on a share of the training
+    abstracts: ``(abstracts fitted on per fold, {move: F1})`` per fraction."""
+    data = examples(training_abstracts(folder))
+    per_fold = len({g for _, _, g in data}) * (FOLDS - 1) / FOLDS
+    out: list[tuple[int, dict[str, float]]] = []
+    for fraction in fractions:
+        probs = out_of_fold(data, fraction)
+        chosen = thresholds(data, probs)
+        out.append((round(per_fold * fraction), {
+            m: round(f1((p[m] >= chosen[m], m in e[1]) for p, e in zip(probs, data, strict=True)),
+                     3) for m in MOVES}))
+    return out
+
+
 def train(folder: Path = FIXTURES) -> tuple[dict[str, Any], dict[str, float]]:
     """The content of ``weights.json`` and the out-of-fold F1 per move at its threshold."""
     abstracts = training_abstracts(folder)
@@ -161,7 +182,16 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - maintenanc
     parser = argparse.ArgumentParser(prog="python -m mechnb.moves.train", description=__doc__)
     parser.add_argument("--cv", action="store_true",
                         help="print the cross-validated F1 per move; write nothing")
+    parser.add_argument("--curve", action="store_true",
+                        help="print the cross-validated F1 when fitted on 1/4, 1/2, 3/4 and all "
+                             "of the training abstracts; write nothing")
     args = parser.parse_args(argv)
+    if args.curve:
+        for size, row in learning_curve():
+            sys.stdout.write(f"fitted on ~{size} abstracts: " + ", ".join(
+                f"{m} {row[m]:.2f}" for m in MOVES)
+                + f"; mean {sum(row.values()) / len(row):.3f}\n")
+        return 0
     model, scores = train()
     sys.stderr.write(f"{model['abstracts']} abstracts, {model['sentences']} sentences; "
                      "out-of-fold F1: " + ", ".join(

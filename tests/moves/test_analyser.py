@@ -142,6 +142,16 @@ def test_the_learned_weights_are_fitted_on_the_data_and_never_on_test2() -> None
         "run `python -m mechnb.moves.train` after changing the rules, features or data"
 
 
+def test_the_learning_curve_ends_at_the_stored_cross_validation() -> None:
+    from mechnb.moves.train import learning_curve
+
+    (few, quarter), (all_, full) = learning_curve((0.25, 1.0), FIXTURES)
+    stored = json.loads((ROOT / "mechnb" / "data" / "moves" / "weights.json")
+                        .read_text("utf-8"))["cv_f1"]
+    assert few < all_ and full == stored
+    assert sum(quarter.values()) < sum(full.values())
+
+
 def test_a_second_reader_agrees_with_the_first_far_above_the_analyser() -> None:
     from mechnb.moves.evaluate import agreement
 
