@@ -340,8 +340,9 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "Add a sentence that makes the missing move (`mechnb phrases --function abstract`).",
        "The `abstract` cell makes every move of a mechanism paper: context, gap, contribution "
        "(what the paper does, its lens), mechanism, validation and implication. The move "
-       "analyzer (`mechnb moves`) labels each sentence from cue words, negation and position; a "
-       "sentence with unfilled template slots makes no move yet. The message suggests a phrase "
+       "analyzer (`mechnb moves`) labels each sentence from cue words, negation and position, "
+       "weighed (in English) by a layer fitted on labelled real abstracts; a sentence with "
+       "unfilled template slots makes no move yet. The message suggests a phrase "
        "from the library for the missing move.",
        moves.check_abstract_moves, group="text"),
     _r("MECH061", "abstract-move-order", INFO,
