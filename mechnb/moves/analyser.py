@@ -14,10 +14,9 @@ alone remain available (``method="rules"``) and decide for Chinese.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from . import MOVES as MOVES_ORDER
 from .cues import DERIVED_WEIGHT, Lexicon, en_ngrams, load_lexicon, zh_ngrams
 from .learned import Model, SentenceFacts, features, load_model
 from .sentences import Sentence, split_sentences
@@ -189,13 +188,15 @@ def rule_hits(norm: str, lex: Lexicon | None = None) -> list[tuple[str, float, s
     return hits
 
 
-def score_sentence(norm: str, lex: Lexicon | None = None,
-                   hits: list[tuple[str, float, str, str]] | None = None
-                   ) -> dict[str, tuple[float, Cue]]:
-    """Move → (score, deciding cue) for one normalised sentence, before position features
-    (``hits``: its ``rule_hits``, when already known)."""
+def score_sentence(norm: str, lex: Lexicon | None = None) -> dict[str, tuple[float, Cue]]:
+    """Move → (score, deciding cue) for one normalised sentence, before position features."""
+    return _scores(rule_hits(norm, lex))
+
+
+def _scores(hits: list[tuple[str, float, str, str]]) -> dict[str, tuple[float, Cue]]:
+    """Move → (summed weight, strongest cue) of a sentence's ``rule_hits``."""
     by_move: dict[str, list[tuple[float, str, str]]] = {}
-    for move, weight, cue, name in rule_hits(norm, lex) if hits is None else hits:
+    for move, weight, cue, name in hits:
         by_move.setdefault(move, []).append((weight, cue, name))
     out: dict[str, tuple[float, Cue]] = {}
     for move, found in by_move.items():
@@ -206,16 +207,14 @@ def score_sentence(norm: str, lex: Lexicon | None = None,
     return out
 
 
-def label(sentence: Sentence, index: int, count: int, lex: Lexicon | None = None,
-          hits: list[tuple[str, float, str, str]] | None = None) -> LabelledSentence:
-    """The moves one sentence makes by the rules alone, given its position ``index`` among
-    ``count`` sentences (``hits``: its ``rule_hits``, when already known)."""
-    lex = lex or load_lexicon()
-    norm = normalise(sentence.text)
-    raw = score_sentence(norm, lex, hits)
+def label(sentence: Sentence, facts: SentenceFacts, index: int, count: int, lex: Lexicon
+          ) -> LabelledSentence:
+    """The moves one sentence makes by the rules alone, given what the rules found in it
+    (``facts``; its ``rule_moves`` are not read) and its position ``index`` among ``count``."""
+    raw = _scores(list(facts.hits))
     scores = {m: s for m, (s, _) in raw.items()}
     cues = {m: c for m, (_, c) in raw.items()}
-    first_person = bool(_FIRST_PERSON.search(norm))
+    first_person = facts.first_person
     if index == 0 and not first_person:
         scores["context"] = scores.get("context", 0.0) + FIRST_CONTEXT_BONUS
         cues.setdefault("context", Cue("context", 0.0, "", "first sentence"))
@@ -260,15 +259,15 @@ def move_order(primaries: list[str | None], moves: tuple[str, ...]
     return order, tuple(late)
 
 
-def _opening(labelled: list[LabelledSentence]) -> list[LabelledSentence]:
+def _opening(labelled: list[LabelledSentence], facts: list[SentenceFacts]
+             ) -> list[LabelledSentence]:
     """Abstracts open with background: a sentence among the first few that makes no move, does
     not speak in the first person or open with a contrast, and comes before the paper first
     speaks for itself (its first ``contribution``), is read as ``context``."""
-    for i, s in enumerate(labelled[:OPENING_CONTEXT]):
+    for i, (s, f) in enumerate(zip(labelled[:OPENING_CONTEXT], facts, strict=False)):
         if "contribution" in s.moves:
             break
-        norm = normalise(s.text)
-        if s.moves or s.template or _FIRST_PERSON.search(norm) or _CONTRAST_START.search(norm):
+        if s.moves or s.template or f.first_person or f.contrast:
             continue
         labelled[i] = LabelledSentence(s.sentence, ("context",),
                                        (Cue("context", THRESHOLD, "", "opening sentence"),))
@@ -279,19 +278,21 @@ def rule_pass(sentences: list[Sentence], lex: Lexicon | None = None
               ) -> tuple[list[LabelledSentence], list[SentenceFacts]]:
     """The rules' labels of ``sentences`` and what the learned layer reads of each."""
     lex = lex or load_lexicon()
-    norms = [normalise(s.text) for s in sentences]
-    hits = [rule_hits(n, lex) for n in norms]
-    labelled = _opening([label(s, i, len(sentences), lex, hits[i])
-                         for i, s in enumerate(sentences)])
-    facts = [SentenceFacts(norm=n, raw=s.text, hits=tuple(h), rule_moves=s.moves or s.template,
-                           first_person=bool(_FIRST_PERSON.search(n)),
-                           contrast=bool(_CONTRAST_START.search(n)))
-             for n, h, s in zip(norms, hits, labelled, strict=True)]
+    found: list[SentenceFacts] = []
+    for s in sentences:
+        norm = normalise(s.text)
+        found.append(SentenceFacts(norm=norm, raw=s.text, hits=tuple(rule_hits(norm, lex)),
+                                   rule_moves=(), first_person=bool(_FIRST_PERSON.search(norm)),
+                                   contrast=bool(_CONTRAST_START.search(norm))))
+    labelled = _opening([label(s, f, i, len(sentences), lex)
+                         for i, (s, f) in enumerate(zip(sentences, found, strict=True))], found)
+    facts = [replace(f, rule_moves=s.moves or s.template)
+             for f, s in zip(found, labelled, strict=True)]
     return labelled, facts
 
 
-def _learned(model: Model, labelled: list[LabelledSentence], facts: list[SentenceFacts]
-             ) -> list[LabelledSentence]:
+def _learned(model: Model, labelled: list[LabelledSentence], facts: list[SentenceFacts],
+             moves: tuple[str, ...]) -> list[LabelledSentence]:
     """Each sentence's moves decided by the learned layer; the cue shown for a move is the
     strongest hand rule or phrase cue for it, else the word that weighs most towards it."""
     out: list[LabelledSentence] = []
@@ -299,7 +300,7 @@ def _learned(model: Model, labelled: list[LabelledSentence], facts: list[Sentenc
         feats = features(facts, i)
         probs = model.probabilities(feats)
         made = sorted((m for m, p in probs.items() if p >= model.thresholds[m]),
-                      key=lambda m: (-probs[m], MOVES_ORDER.index(m)))
+                      key=lambda m: (-probs[m], moves.index(m)))
         cues: list[Cue] = []
         for m in made:
             best = max((h for h in f.hits if h[0] == m), key=lambda h: h[1], default=None)
@@ -308,7 +309,7 @@ def _learned(model: Model, labelled: list[LabelledSentence], facts: list[Sentenc
                 continue
             word = model.strongest_word(m, feats)
             cues.append(Cue(m, probs[m], word or "", "learned" if word else "learned: position"))
-        if s.template or _SLOT.search(s.text):
+        if _SLOT.search(s.text):
             out.append(LabelledSentence(s.sentence, (), (), tuple(made)))
         else:
             out.append(LabelledSentence(s.sentence, tuple(made), tuple(cues)))
@@ -326,9 +327,9 @@ def analyse(text: str, lang: str | None = None, method: str = "learned") -> Anal
     lex = load_lexicon()
     lang = lang or detect_lang(text)
     labelled, facts = rule_pass(split_sentences(text), lex)
-    model = load_model() if method == "learned" and lang == "en" else None
-    if model is not None:
-        labelled = _learned(model, labelled, facts)
+    model = load_model() if method == "learned" else None
+    if model is not None and model.lang == lang:
+        labelled = _learned(model, labelled, facts, lex.moves)
     made = {m for s in labelled for m in s.moves}
     missing = tuple(m for m in lex.moves if m not in made)
     order, late = move_order([s.primary for s in labelled], lex.moves)

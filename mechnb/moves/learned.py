@@ -77,6 +77,12 @@ def features(facts: Sequence[SentenceFacts], index: int) -> dict[str, float]:
     return {k: v for k, v in out.items() if v}
 
 
+def probability(weights: dict[str, float], feats: dict[str, float]) -> float:
+    """The logistic function of the weighted features."""
+    z = sum(weights.get(k, 0.0) * v for k, v in feats.items())
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
 @dataclass(frozen=True)
 class Model:
     """Per move: weights and the probability from which the move is made."""
@@ -87,11 +93,7 @@ class Model:
 
     def probabilities(self, feats: dict[str, float]) -> dict[str, float]:
         """Move → probability that the sentence makes it."""
-        out: dict[str, float] = {}
-        for move, w in self.weights.items():
-            z = sum(w.get(k, 0.0) * v for k, v in feats.items())
-            out[move] = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
-        return out
+        return {move: probability(w, feats) for move, w in self.weights.items()}
 
     def strongest_word(self, move: str, feats: dict[str, float]) -> str | None:
         """The word whose weight pushes the sentence furthest towards ``move`` (for the cue)."""

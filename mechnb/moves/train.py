@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import sys
 from collections import Counter
@@ -24,7 +23,7 @@ from typing import Any
 from . import MOVES
 from .analyser import rule_pass
 from .evaluate import joined
-from .learned import features
+from .learned import features, probability
 from .sentences import split_sentences
 
 FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "moves"
@@ -75,10 +74,6 @@ def vocabulary(data: Sequence[Example]) -> set[str]:
             if n >= MIN_COUNT or not k.startswith(("w:", "first:"))}
 
 
-def _sigmoid(z: float) -> float:
-    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
-
-
 def fit(data: Sequence[Example], move: str) -> dict[str, float]:
     """Weights of one move's logistic regression (L2 on all but the bias)."""
     keep = vocabulary(data)
@@ -93,15 +88,11 @@ def fit(data: Sequence[Example], move: str) -> dict[str, float]:
         rate = RATE / (1.0 + 0.1 * epoch)
         for i in order:
             feats, y = rows[i]
-            g = _sigmoid(sum(w.get(k, 0.0) * v for k, v in feats.items())) - y
+            g = probability(w, feats) - y
             for k, v in feats.items():
                 wk = w.get(k, 0.0)
                 w[k] = wk - rate * (g * v + (decay * wk if k != "bias" else 0.0))
     return {k: round(v, 4) for k, v in sorted(w.items()) if abs(v) >= 1e-4}
-
-
-def _probability(w: dict[str, float], feats: dict[str, float]) -> float:
-    return _sigmoid(sum(w.get(k, 0.0) * v for k, v in feats.items()))
 
 
 def out_of_fold(data: Sequence[Example], fraction: float = 1.0) -> list[dict[str, float]]:
@@ -119,7 +110,7 @@ def out_of_fold(data: Sequence[Example], fraction: float = 1.0) -> list[dict[str
             w = fit(train, move)
             for i, (feats, _, g) in enumerate(data):
                 if g in held:
-                    probs[i][move] = _probability(w, feats)
+                    probs[i][move] = probability(w, feats)
     return probs
 
 
