@@ -6,7 +6,8 @@ from collections.abc import Callable, Iterable, Iterator
 
 from ..findings import Finding, Severity
 from ..notebook import FORMAT_FINDINGS
-from . import engine, evidence, mathjax, moves, paper, references, structure, symbols, text
+from . import (claims, engine, evidence, mathjax, moves, paper, references, reproduce, structure,
+               substance, symbols, text)
 from .document import Document
 from .rule import Rule
 
@@ -362,6 +363,45 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "The introduction's paragraphs (by role, or by their strongest move) come in the usual "
        "order; a move that first appears after one that usually follows it is reported once.",
        moves.check_introduction_order, group="text"),
+    _r("MECH070", "vacuous-cell", W,
+       "Say what is specific to this paper: name the object, assumption, setting or result.",
+       "A `gap`, `interpretation`, `implication`, `limitations`, `lens` or `result` cell says "
+       "something specific (DRAFT).",
+       substance.check_vacuous, group="substance"),
+    _r("MECH071", "hand-typed-evidence", E,
+       "Compute or load the values you plot; typed-in numbers are not evidence.",
+       "A code cell that validates a label plots or tabulates values computed or loaded by the "
+       "notebook (DRAFT).",
+       evidence.check_hand_typed_evidence, group="substance"),
+    _r("MECH072", "number-not-shown", W,
+       "Show the number in a result, caption, table or output, or drop it.",
+       "A number in the abstract or conclusion appears elsewhere in the paper (DRAFT).",
+       claims.check_numbers_shown, group="substance"),
+    _r("MECH073", "causal-claim-without-intervention", W,
+       "Add an intervention or ablation (`%mech validate LABEL --kind intervention`), or say "
+       "\"is associated with\".",
+       "Causal wording is backed by an intervention, an ablation or a proof (DRAFT).",
+       claims.check_causal_wording, group="substance"),
+    _r("MECH074", "proof-wording-for-experiment", INFO,
+       "Say \"supports\" or \"is consistent with\" for experimental evidence.",
+       "\"We prove\" / \"confirms\" about a claim backed only by experiments (DRAFT).",
+       claims.check_proof_wording, group="substance"),
+    _r("MECH075", "nothing-cited", W,
+       "Cite the work you build on (`\\citep{key}` with a .bib entry).",
+       "A paper with context / prior cells cites something, and every prior cell cites (DRAFT).",
+       substance.check_nothing_cited, group="substance"),
+    _r("MECH076", "unseeded-randomness", W,
+       "Fix the seed (`np.random.default_rng(0)`, `torch.manual_seed(0)`, `random.seed(0)`).",
+       "Validating code and the code it uses draw random numbers from a fixed seed (DRAFT).",
+       reproduce.check_unseeded, group="substance"),
+    _r("MECH077", "run-out-of-order", W,
+       "Restart the kernel and run all cells from the top, then save.",
+       "Code cells were run top to bottom (DRAFT).",
+       reproduce.check_run_order, group="substance"),
+    _r("MECH078", "output-without-execution-count", W,
+       "Run the cell again so its outputs carry an execution count.",
+       "A validating cell with outputs has an execution count (DRAFT).",
+       reproduce.check_execution_count, group="substance"),
     *(_r(code, slug, severity, _READING_DOCS[slug][0], _READING_DOCS[slug][1], _reading(code),
          group="format")
       for slug, (code, severity) in FORMAT_FINDINGS.items()),
