@@ -42,6 +42,8 @@ class Finding:
     """Labels involved (``thm:main``…)."""
     cell_id: str | None = None
     """The nbformat cell id, when the cell has one (for the frontend to jump to)."""
+    file: str | None = None
+    """The file the finding is about (the notebook as it was named), when known."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (the documented ``--format json`` record)."""
@@ -56,11 +58,20 @@ class Finding:
         return cls(code=data["code"], name=data["name"], severity=Severity(data["severity"]),
                    message=data["message"], cell=data["cell"], line=data["line"],
                    column=data["column"], labels=tuple(data["labels"]),
-                   cell_id=data["cell_id"])
+                   cell_id=data["cell_id"], file=data.get("file"))
 
-    def format(self, path: str) -> str:
-        """``paper.ipynb[cell 12]:3:1: MECH003 error theorem-without-interpretation: …``."""
-        where = path if self.cell is None else f"{path}[cell {self.cell}]"
+    @property
+    def cell_number(self) -> int | None:
+        """The 1-based cell number people see (JupyterLab's status bar), or ``None``."""
+        return None if self.cell is None else self.cell + 1
+
+    def format(self, path: str | None = None) -> str:
+        """``paper.ipynb[cell 12]:3:1: MECH003 error theorem-without-interpretation: …``.
+
+        The cell number is 1-based, as JupyterLab shows it (DESIGN §2a); ``path`` defaults to
+        the finding's ``file``."""
+        path = path or self.file or "<notebook>"
+        where = path if self.cell is None else f"{path}[cell {self.cell_number}]"
         if self.line is not None:
             where += f":{self.line}:{self.column or 1}"
         return f"{where}: {self.code} {self.severity.value} {self.name}: {self.message}"

@@ -375,7 +375,7 @@ def paper_from_dict(nb: Mapping[str, Any], path: Path | None = None) -> Paper:
         if c.label in seen:
             findings.append(_finding(
                 "duplicate-label",
-                f"label '{c.label}' is already used by cell {seen[c.label]}; labels must be "
+                f"label '{c.label}' is already used by cell {seen[c.label] + 1}; labels must be "
                 f"unique", c.index, (c.label,), c.id))
         else:
             seen[c.label] = c.index

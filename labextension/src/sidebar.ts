@@ -15,6 +15,25 @@ export const mechnbIcon = new LabIcon({
     '</svg>'
 });
 
+/** The rule of unfilled template slots, summarised in one line. */
+const SLOT_CODE = 'MECH025';
+
+/** "189 unfilled template slots in 30 cells — first: [phenomenon] (cell 2), …". */
+export function slotSummary(slots: IFinding[]): string {
+  const cells = new Set(slots.map(f => f.cell));
+  const first = slots.slice(0, 3).map(f => {
+    const slot = /\[[^\]]*\]/.exec(f.message);
+    const where = f.cell === null ? 'notebook' : `cell ${f.cell + 1}`;
+    return `${slot ? slot[0] : f.code} (${where})`;
+  });
+  const n = slots.length;
+  return (
+    `${n} unfilled template slot${n === 1 ? '' : 's'} in ${cells.size} ` +
+    `cell${cells.size === 1 ? '' : 's'} — first: ${first.join(', ')}` +
+    (n > 3 ? ', …' : '')
+  );
+}
+
 function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'panel';
 }
@@ -114,7 +133,33 @@ export class FindingsPanel extends Widget {
         (rank[a.severity] ?? 3) - (rank[b.severity] ?? 3) ||
         (a.cell ?? -1) - (b.cell ?? -1)
     );
+    // Unfilled template slots (MECH025) are summarised in one line (DESIGN §2a): a fresh
+    // scaffold has ~190 of them, and they must not drown the errors.
+    const slots = ordered.filter(f => f.code === SLOT_CODE);
+    let slotList: HTMLElement | null = null;
     for (const finding of ordered) {
+      if (finding.code === SLOT_CODE) {
+        if (slotList === null) {
+          const item = document.createElement('li');
+          const details = document.createElement('details');
+          details.className = 'jp-mechnb-slot-summary';
+          const head = document.createElement('summary');
+          head.textContent = slotSummary(slots);
+          slotList = document.createElement('ul');
+          details.append(head, slotList);
+          item.appendChild(details);
+          list.appendChild(item);
+        }
+        slotList.appendChild(this._item(panel, finding));
+        continue;
+      }
+      list.appendChild(this._item(panel, finding));
+    }
+    this.node.replaceChildren(this._header(summary), list);
+  }
+
+  private _item(panel: NotebookPanel, finding: IFinding): HTMLElement {
+    {
       const item = document.createElement('li');
       const button = document.createElement('button');
       button.className = `jp-mechnb-finding jp-mechnb-severity-${finding.severity}`;
@@ -130,7 +175,7 @@ export class FindingsPanel extends Widget {
       where.textContent =
         finding.cell === null
           ? 'notebook'
-          : `cell ${finding.cell}${finding.line !== null ? `:${finding.line}` : ''}`;
+          : `cell ${finding.cell + 1}${finding.line !== null ? `:${finding.line}` : ''}`;
       const code = document.createElement('span');
       code.className = 'jp-mechnb-finding-code';
       code.textContent = `${finding.code} ${finding.severity}`;
@@ -144,9 +189,8 @@ export class FindingsPanel extends Widget {
         }
       });
       item.appendChild(button);
-      list.appendChild(item);
+      return item;
     }
-    this.node.replaceChildren(this._header(summary), list);
   }
 
   private _header(text: string): HTMLElement {

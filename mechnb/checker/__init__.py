@@ -153,6 +153,9 @@ def check(paper_or_path: Paper | str | os.PathLike[str], *,
                     message=f"… and {more} more {rule.code} findings in {where} (only the "
                             f"first {MAX_PER_RULE_AND_CELL} are listed)"))
     findings.sort(key=sort_key)
+    if paper.path is not None:
+        where = str(paper.path)
+        findings = [replace(f, file=where) for f in findings]
     return findings
 
 

@@ -84,7 +84,7 @@ def build_graph(paper: Paper, findings: Sequence[Finding]) -> tuple[list[Node], 
             head = f"experiment · {c.kind}"
         own = by_cell.get(c.index, [])
         nodes[f"c{c.index}"] = Node(
-            key=f"c{c.index}", stage=stage, title=head, label=c.label or f"cell {c.index}",
+            key=f"c{c.index}", stage=stage, title=head, label=c.label or f"cell {c.index + 1}",
             subtitle=_snippet(c.title or c.caption or c.source) or "(empty)",
             cell=c.index, cell_id=c.id, open_end=any(f.code in OPEN_CODES for f in own),
             notes=[f"{f.code} {f.message}" for f in own])
@@ -231,7 +231,7 @@ def render_svg(nodes: list[Node], edges: list[Edge], title: str = "") -> str:
         if n.cell_id:  # the extension selects the cell when the box is clicked
             attrs += f' data-mechnb-cell-id="{escape(n.cell_id, quote=True)}"'
 
-        tip = "\n".join([f"cell {n.cell}" if n.cell is not None else "missing", *n.notes])
+        tip = "\n".join([f"cell {n.cell + 1}" if n.cell is not None else "missing", *n.notes])
         out.append(f'<g class="{cls}"{attrs}><title>{escape(tip)}</title>'
                    f'<rect x="{n.x:.0f}" y="{n.y:.0f}" width="{WIDTH}" height="{HEIGHT}" '
                    f'rx="6"/>'

@@ -1,4 +1,7 @@
-"""``mechnb check NOTEBOOK [--format text|json] [--strict] [--map FILE.svg] [--rules]``.
+"""``mechnb check NOTEBOOK [--format text|json] [--strict] [--verbose] [--map FILE.svg] [--rules]``.
+
+Text lists errors first, then warnings, then info, and summarises unfilled template slots in
+one line (``--verbose`` lists each); JSON lists every finding in document order.
 
 Exit codes: 0 no errors (with ``--strict``: no errors and no warnings), 1 findings that fail,
 2 the notebook cannot be read or the arguments are wrong. Only argparse is imported at module
@@ -22,6 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="exit 1 on warnings too, not only on errors")
     parser.add_argument("--map", metavar="FILE.svg",
                         help="also write the argument map (an SVG picture of the argument)")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="list every unfilled template slot (text output summarises them "
+                             "in one line)")
     parser.add_argument("--rules", action="store_true",
                         help="list every rule (code, name, severity, what to do) and exit")
 
@@ -55,7 +61,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     from ..errors import NotebookReadError
     from . import check
-    from .report import rule_table_text, summary_line
+    from .report import report_lines, rule_table_text
 
     if args.rules:
         out.write(rule_table_text() + "\n")
@@ -82,9 +88,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(json.dumps([f.to_json() for f in findings], ensure_ascii=False, indent=1))
         out.write("\n")
     else:
-        for f in findings:
-            out.write(f.format(args.notebook) + "\n")
-        out.write(summary_line(args.notebook, findings) + "\n")
+        out.writelines(line + "\n" for line in report_lines(findings, args.notebook,
+                                                             verbose=args.verbose))
     if args.map:
         from .argmap import write_argument_map
 

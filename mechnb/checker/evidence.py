@@ -90,20 +90,20 @@ def code_label_problem(cell: Cell) -> str | None:
     """Why the exporter will not place the label of code cell ``cell`` (None: it will)."""
     role = get_role(cell.role) if cell.role else None
     if role is None:
-        return f"cell {cell.index} is a code cell without a role, whose outputs are not exported"
+        return f"cell {cell.index + 1} is a code cell without a role, whose outputs are not exported"
     if role.latex_kind == "omit":
-        return f"cell {cell.index} is a `{cell.role}` cell, which is not exported"
+        return f"cell {cell.index + 1} is a `{cell.role}` cell, which is not exported"
     if role.latex_kind == "evidence" and has_image(cell):
         return None
     if (cell.caption or "").strip() and _first_rich_is_table(cell):
         return None
     if not cell.outputs:
-        return (f"the label belongs to the output of code cell {cell.index}, which has not been "
+        return (f"the label belongs to the output of code cell {cell.index + 1}, which has not been "
                 f"run")
     if table_outputs(cell):
-        return (f"the table of code cell {cell.index} has no caption, and the export places the "
+        return (f"the table of code cell {cell.index + 1} has no caption, and the export places the "
                 f"label with the caption")
-    return (f"code cell {cell.index} has no figure (PNG/PDF/JPEG image) or captioned table "
+    return (f"code cell {cell.index + 1} has no figure (PNG/PDF/JPEG image) or captioned table "
             f"among its outputs to carry the label")
 
 
@@ -121,10 +121,10 @@ def unplaced_labels(doc: Document) -> dict[str, str]:
         kind = role.latex_kind if role else None
         if c.role == "note":
             for m in _LABEL.finditer(c.source):
-                why.setdefault(m.group(1).strip(), f"it is defined in the `note` cell {c.index}, "
+                why.setdefault(m.group(1).strip(), f"it is defined in the `note` cell {c.index + 1}, "
                                                    f"which is never exported")
             if c.label:
-                why.setdefault(c.label, f"it is the label of the `note` cell {c.index}, which is "
+                why.setdefault(c.label, f"it is the label of the `note` cell {c.index + 1}, which is "
                                         f"never exported")
             continue
         texts_placed = True
@@ -141,21 +141,21 @@ def unplaced_labels(doc: Document) -> dict[str, str]:
             texts_placed = isinstance(fmt, str) and fmt.lower() in RAW_LATEX_FORMATS
             if not texts_placed:
                 for m in _LABEL.finditer(c.source):
-                    why.setdefault(m.group(1).strip(), f"raw cell {c.index} is not a LaTeX raw "
+                    why.setdefault(m.group(1).strip(), f"raw cell {c.index + 1} is not a LaTeX raw "
                                                        f"cell, so it is not exported")
             if c.label:
-                why.setdefault(c.label, f"the metadata label of raw cell {c.index} is not "
+                why.setdefault(c.label, f"the metadata label of raw cell {c.index + 1} is not "
                                         f"exported; write \\label{{{c.label}}} in it")
         elif kind == "title":
             texts_placed = False
             if c.label:
-                why.setdefault(c.label, f"cell {c.index} is the title, which carries no label")
+                why.setdefault(c.label, f"cell {c.index + 1} is the title, which carries no label")
             for m in _LABEL.finditer(c.source):
-                why.setdefault(m.group(1).strip(), f"cell {c.index} is the title, whose text "
+                why.setdefault(m.group(1).strip(), f"cell {c.index + 1} is the title, whose text "
                                                    f"becomes \\title without its labels")
         elif c.label:
             if kind in _UNPLACED_KINDS:
-                why.setdefault(c.label, f"cell {c.index} is the {c.role}, which carries no label")
+                why.setdefault(c.label, f"cell {c.index + 1} is the {c.role}, which carries no label")
             else:
                 placed.add(c.label)
         if texts_placed:

@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 from ..errors import UsageError
 from ..findings import Finding
 
-USAGE = "%mech check [NOTEBOOK] [--no-map]"
+USAGE = "%mech check [NOTEBOOK] [--no-map] [--verbose]"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -26,10 +26,12 @@ class _Parser(argparse.ArgumentParser):
 class CheckReport:
     """What ``%mech check`` displays: HTML in a notebook, plain text in a terminal."""
 
-    def __init__(self, path: Path, findings: Sequence[Finding], svg: str | None) -> None:
+    def __init__(self, path: Path, findings: Sequence[Finding], svg: str | None,
+                 verbose: bool = False) -> None:
         self.path = path
         self.findings = list(findings)
         self.svg = svg
+        self.verbose = verbose
 
     def _repr_html_(self) -> str:
         from .report import findings_html
@@ -38,11 +40,11 @@ class CheckReport:
                              note="(the last saved version — save first to check your edits)")
 
     def __repr__(self) -> str:
-        from .report import summary_line
+        from .report import report_lines
 
-        name = self.path.name
-        lines = [f.format(name) for f in self.findings]
-        lines.append(summary_line(name, self.findings) + " (last saved version)")
+        lines = report_lines(self.findings, self.path.name, verbose=self.verbose,
+                             list_hint="%mech check --verbose lists each")
+        lines[-1] += " (last saved version)"
         return "\n".join(lines)
 
 
@@ -66,6 +68,7 @@ def mech_check(shell: Any, argv: list[str]) -> object | None:
     parser = _Parser(prog="%mech check", add_help=False)
     parser.add_argument("notebook", nargs="?")
     parser.add_argument("--no-map", action="store_true")
+    parser.add_argument("--verbose", "-v", action="store_true")
     args = parser.parse_args(argv)
     path = _notebook(shell, args.notebook)
     from ..notebook import read_paper
@@ -73,4 +76,4 @@ def mech_check(shell: Any, argv: list[str]) -> object | None:
     paper = read_paper(path)
     findings = check(paper)
     svg = None if args.no_map else argument_map_svg(paper, findings)
-    return CheckReport(path, findings, svg)
+    return CheckReport(path, findings, svg, verbose=args.verbose)

@@ -141,13 +141,13 @@ def check_sections(doc: Document, rule: Rule) -> Iterator[Finding]:
             continue
         sec = where.get(cell.index, -1)
         if sec < 0:
-            yield rule.at(doc, f"the {_PART_NAMES[part]} (cell {cell.index}, `{cell.role}`) "
+            yield rule.at(doc, f"the {_PART_NAMES[part]} (cell {cell.index + 1}, `{cell.role}`) "
                                f"comes before the first section heading; put it under one",
                           cell.index)
             continue
         clash = next((p for p, s in parts.items() if s == sec), None)
         if clash is not None:
-            yield rule.at(doc, f"the {_PART_NAMES[part]} (cell {cell.index}, `{cell.role}`) "
+            yield rule.at(doc, f"the {_PART_NAMES[part]} (cell {cell.index + 1}, `{cell.role}`) "
                                f"is in the same section as the {_PART_NAMES[clash]} "
                                f"(\"{sections[sec].text}\"); give it a `# {_PART_NAMES[part]}` "
                                f"section of its own", cell.index)

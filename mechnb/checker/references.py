@@ -29,7 +29,7 @@ def check_duplicate_labels(doc: Document, rule: Rule) -> Iterator[Finding]:
             if site.cell == first.cell and first.command == "metadata":
                 continue
             line, _ = doc.position(first.cell, first.offset)
-            where = f"cell {first.cell}" + (f" line {line}" if line else " (metadata)")
+            where = f"cell {first.cell + 1}" + (f" line {line}" if line else " (metadata)")
             yield rule.at(doc, f"label {name!r} is already defined in {where}; labels must be "
                                f"unique — rename one of them", site.cell, site.offset, (name,))
 

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from html import escape
 
 from ..findings import Finding, Severity
 from .rules import RULES
+
+SLOT_CODE = "MECH025"
+"""Unfilled template slots: summarised in one line in every view a person reads."""
+SLOTS_SHOWN = 3
+"""Slots named in the summary line."""
+_SLOT = re.compile(r"\[[^\]]*\]")
 
 RULE_TABLE_START = "<!-- rules:start (generated from mechnb.checker.RULES) -->"
 RULE_TABLE_END = "<!-- rules:end -->"
@@ -25,6 +32,48 @@ def summary_line(path: str, findings: Sequence[Finding]) -> str:
 
     return (f"{path}: {n(Severity.ERROR, 'error')}, {n(Severity.WARNING, 'warning')}, "
             f"{n(Severity.INFO, 'info')}")
+
+
+def by_severity(findings: Sequence[Finding]) -> list[Finding]:
+    """Errors first, then warnings, then info; document order within each (DESIGN §2a)."""
+    return sorted(findings, key=lambda f: -f.severity.rank)  # sorted() is stable
+
+
+def slot_summary(slots: Sequence[Finding]) -> str:
+    """``189 unfilled template slots in 30 cells — first: [phenomenon] (cell 2), …``."""
+    cells = {f.cell for f in slots}
+    first = []
+    for f in slots[:SLOTS_SHOWN]:
+        m = _SLOT.search(f.message)
+        where = "notebook" if f.cell is None else f"cell {f.cell_number}"
+        first.append(f"{m.group() if m else f.code} ({where})")
+    n = len(slots)
+    return (f"{n} unfilled template slot{'' if n == 1 else 's'} in {len(cells)} "
+            f"cell{'' if len(cells) == 1 else 's'} — first: {', '.join(first)}"
+            f"{', …' if n > SLOTS_SHOWN else ''}")
+
+
+def finding_lines(findings: Sequence[Finding], path: str, *, verbose: bool = False,
+                  list_hint: str = "--verbose lists each") -> list[str]:
+    """One line per finding, errors first; the unfilled template slots in one line (each on
+    its own line with ``verbose``)."""
+    ordered = by_severity(findings)
+    slots = [f for f in ordered if f.code == SLOT_CODE]
+    lines: list[str] = []
+    for f in ordered:
+        if f.code != SLOT_CODE or verbose:
+            lines.append(f.format(path))
+        elif f is slots[0]:
+            lines.append(f"{path}: {f.code} {f.severity.value} {f.name}: {slot_summary(slots)}"
+                         f" ({list_hint})")
+    return lines
+
+
+def report_lines(findings: Sequence[Finding], path: str, *, verbose: bool = False,
+                 list_hint: str = "--verbose lists each") -> list[str]:
+    """The text report: ``finding_lines`` then the summary line."""
+    return [*finding_lines(findings, path, verbose=verbose, list_hint=list_hint),
+            summary_line(path, findings)]
 
 
 def rule_table_text() -> str:
@@ -50,7 +99,32 @@ def rule_table_markdown() -> str:
     return "\n".join(lines)
 
 
-_SEVERITY_ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
+def _where(f: Finding) -> str:
+    where = "notebook" if f.cell is None else f"cell {f.cell_number}"
+    return where if f.line is None else f"{where}:{f.line}"
+
+
+def _cell_attrs(f: Finding) -> str:
+    attrs = ""
+    if f.cell is not None:
+        attrs += f' data-mechnb-cell-index="{f.cell}"'
+    if f.cell_id:
+        attrs += f' data-mechnb-cell-id="{escape(f.cell_id, quote=True)}"'
+    return attrs
+
+
+def _slot_row(slots: Sequence[Finding]) -> str:
+    """One row for every unfilled slot; the slots themselves are listed when it is opened."""
+    items = "".join(f"<li{_cell_attrs(f)}>{escape(_where(f))}: "
+                    f"{escape(m.group() if (m := _SLOT.search(f.message)) else f.message)}</li>"
+                    for f in slots)
+    f = slots[0]
+    return (f'<tr class="mechnb-finding mechnb-{f.severity.value} mechnb-slots">'
+            f"<td>{len({s.cell for s in slots})} cells</td>"
+            f'<td><span class="mechnb-sev">{escape(f.severity.value)}</span></td>'
+            f"<td><code>{escape(f.code)}</code> {escape(f.name)}</td>"
+            f"<td><details><summary>{escape(slot_summary(slots))}</summary>"
+            f'<ul class="mechnb-slot-list">{items}</ul></details></td></tr>')
 
 
 def findings_html(findings: Sequence[Finding], path: str, svg: str | None = None,
@@ -60,18 +134,16 @@ def findings_html(findings: Sequence[Finding], path: str, svg: str | None = None
 
     css = resources.files("mechnb.checker").joinpath("report.css").read_text("utf-8")
     rows = []
-    for f in findings:
-        attrs = ""
-        if f.cell is not None:
-            attrs += f' data-mechnb-cell-index="{f.cell}"'
-        if f.cell_id:
-            attrs += f' data-mechnb-cell-id="{escape(f.cell_id, quote=True)}"'
-        where = "notebook" if f.cell is None else f"cell {f.cell}"
-        if f.line is not None:
-            where += f":{f.line}"
+    ordered = by_severity(findings)
+    slots = [f for f in ordered if f.code == SLOT_CODE]
+    for f in ordered:
+        if f.code == SLOT_CODE:
+            if f is slots[0]:
+                rows.append(_slot_row(slots))
+            continue
         rows.append(
-            f'<tr class="mechnb-finding mechnb-{f.severity.value}"{attrs}>'
-            f"<td>{escape(where)}</td>"
+            f'<tr class="mechnb-finding mechnb-{f.severity.value}"{_cell_attrs(f)}>'
+            f"<td>{escape(_where(f))}</td>"
             f'<td><span class="mechnb-sev">{escape(f.severity.value)}</span></td>'
             f"<td><code>{escape(f.code)}</code> {escape(f.name)}</td>"
             f"<td>{escape(f.message)}</td></tr>")

@@ -375,5 +375,5 @@ def check_placeholders(doc: Document, rule: Rule) -> Iterator[Finding]:
             found += [(cell, None, m.group()) for m in _PLACEHOLDER.finditer(text)
                       if is_placeholder(m.group("body"))]
     for cell, at, slot in sorted(found, key=lambda f: (f[0] is not None, f[0] or 0, f[1] or 0)):
-        yield rule.at(doc, f"template placeholder {slot!r} is still unfilled; replace it with "
+        yield rule.at(doc, f"template slot {slot} is still unfilled; replace it with "
                            f"your own text", cell, at)

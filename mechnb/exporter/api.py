@@ -159,7 +159,7 @@ def refuse_untrusted(paper: Paper) -> None:
     if not found:
         return
     first = found[0]
-    where = "the notebook metadata" if first.cell is None else f"cell {first.cell}" + (
+    where = "the notebook metadata" if first.cell is None else f"cell {first.cell + 1}" + (
         f" line {first.line}" if first.line else "")
     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
     raise UntrustedTexError(

@@ -48,8 +48,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "rendering of unchanged cells")
 
 
+SLOT_HINT = "`mechnb check --verbose` lists each"
+
+
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Export, print findings to ``err`` and the written paths to ``out``."""
+    from ..checker.report import finding_lines
     from ..errors import ExportError
     from ..findings import Severity
     from ..notebook import read_paper
@@ -85,8 +89,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.strict:
         errors = [f for f in checks if f.severity is Severity.ERROR]
         if errors:
-            for f in checks:
-                print(f.format(name), file=err)
+            for line in finding_lines(checks, name, list_hint=SLOT_HINT):
+                print(line, file=err)
             raise ExportError(f"not exported: {len(errors)} error finding(s) and --strict")
 
     def progress(message: str) -> None:
@@ -107,8 +111,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     own = [f for f in own if f.code != "MECH825" or (f.cell, f.labels) not in said]
     findings = sorted(checks + own,
                       key=lambda f: (f.cell if f.cell is not None else -1, f.code))
-    for f in findings:
-        print(f.format(name), file=err)
+    for line in finding_lines(findings, name, list_hint=SLOT_HINT):  # errors first
+        print(line, file=err)
     print(result.tex_path, file=out)
     if args.pdf:
         if result.pdf_path is None:

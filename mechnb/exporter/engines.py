@@ -68,7 +68,7 @@ def fallback_engine(paper: Paper, requested: str | None, chosen: Engine,
     """
     if chosen.name != "pdflatex" or not unsupported or requested or paper.meta.engine:
         return chosen, None
-    cells = sorted({f.cell for f in unsupported if f.cell is not None})
+    cells = sorted({f.cell + 1 for f in unsupported if f.cell is not None})  # 1-based
     where = (f"cell {cells[0]}" if len(cells) == 1 else
              f"cells {', '.join(map(str, cells[:5]))}{' …' if len(cells) > 5 else ''}"
              if cells else "the paper")

@@ -74,7 +74,10 @@ class ExportReport:
             out.append("PDF: not produced — see the TeX findings below")
         out += [f"{label}: {path}" if path else f"{label}: {why}"
                 for label, path, why in self._bundle_lines()]
-        out += [f.format(self.notebook.name) for f in self.findings]
+        from ..checker.report import finding_lines
+
+        out += finding_lines(self.findings, self.notebook.name,
+                             list_hint="%mech check --verbose lists each")
         return out
 
     def __repr__(self) -> str:
@@ -103,8 +106,11 @@ class ExportReport:
         for label, path, why in self._bundle_lines():
             items.append(self._link(label, path) if path else
                          f"<li>{html.escape(label)}: {html.escape(why)}</li>")
-        items += [f"<li><code>{html.escape(f.format(self.notebook.name))}</code></li>"
-                  for f in self.findings]
+        from ..checker.report import finding_lines
+
+        items += [f"<li><code>{html.escape(line)}</code></li>"
+                  for line in finding_lines(self.findings, self.notebook.name,
+                                            list_hint="%mech check --verbose lists each")]
         return f"<p>{html.escape(self.lines()[0])}</p><ul>{''.join(items)}</ul>"
 
 

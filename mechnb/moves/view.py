@@ -67,7 +67,7 @@ def introduction_text(intro: Introduction, lang: str) -> str:
     for p in intro.paragraphs:
         how = f"role {p.role}" if p.role else "read"
         text = p.text if len(p.text) <= 90 else p.text[:87] + "…"
-        lines.append(f"  cell {p.cell:>3} [{', '.join(p.moves) or '-'}] ({how}) {text}")
+        lines.append(f"  cell {p.cell + 1:>3} [{', '.join(p.moves) or '-'}] ({how}) {text}")
     lines.extend(missing_lines(intro.missing, lang))
     for move, after, _ in intro.out_of_order:
         lines.append(f"order: the {move} paragraph comes after the {after}")

@@ -74,6 +74,8 @@ def test_check_panel_lists_findings_and_selects_cell(
     finding.wait_for()
     assert "theorem thm:main" in finding.inner_text()
     assert finding.get_attribute("data-cell-index") == str(THEOREM_CELL)
+    # people see 1-based cell numbers, as in JupyterLab's status bar (DESIGN §2a)
+    assert finding.locator(".jp-mechnb-finding-where").inner_text() == f"cell {THEOREM_CELL + 1}"
     assert page.locator(".jp-mechnb-findings-header").inner_text().startswith(name)
     finding.click()
     page.wait_for_function(
@@ -179,3 +181,27 @@ def test_moves_side_bar_follows_the_active_abstract_cell(page: Any, lab_server: 
     assert page.locator(".jp-mechnb-moves-missing > li[data-move='validation']").count() == 0
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "moves-sidebar.png"))
+
+
+def test_check_panel_puts_errors_first_and_summarises_template_slots(
+        page: Any, lab_server: Server) -> None:
+    import json
+
+    from mechnb.templates import scaffold_notebook
+
+    target = lab_server.root / "fresh_scaffold.ipynb"
+    target.write_text(json.dumps(scaffold_notebook("dynamics")), "utf-8")
+    nb = NotebookPage(page, lab_server, "fresh_scaffold.ipynb").open()
+    nb.select(0)
+    page.locator(".jp-mechnb-check-button").first.click()
+    summary = page.locator(".jp-mechnb-slot-summary > summary")
+    summary.wait_for()
+    assert summary.count() == 1
+    assert "unfilled template slots in" in summary.inner_text()
+    assert "first: [" in summary.inner_text()
+    # the slots are listed only when the summary is opened; errors come before everything
+    severities = page.locator(".jp-mechnb-findings-list > li > .jp-mechnb-finding").evaluate_all(
+        "(els) => els.map(e => e.className.split('jp-mechnb-severity-')[1])")
+    assert severities and severities[0] == "error"
+    assert severities == sorted(severities, key=["error", "warning", "info"].index)
+    assert not page.locator(".jp-mechnb-slot-summary ul").is_visible()

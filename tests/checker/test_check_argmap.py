@@ -25,20 +25,20 @@ def _graph(path: Path) -> tuple[dict[str, tuple[str, str, bool]], set[tuple[str,
 def test_a_closed_paper_flows_from_gap_to_implication() -> None:
     nodes, edges = _graph(FIXTURES / "clean.ipynb")
     assert not any(open_end for _, _, open_end in nodes.values())
-    assert ("cell 3", "cell 4", False) in edges                  # gap -> lens
+    assert ("cell 4", "cell 5", False) in edges                  # gap -> lens
     assert ("def:induction", "thm:main", False) in edges        # used definition -> theorem
-    assert ("thm:main", "cell 12", False) in edges              # theorem -> interpretation
-    assert ("cell 12", "cell 11", False) in edges               # interpretation -> its proof
-    assert ("cell 12", "fig:scores", False) in edges            # ... -> experiment validating it
-    assert ("cell 14", "exp:ablate", False) in edges            # claim's interpretation -> test
-    assert ("fig:scores", "cell 19", False) in edges            # validation -> implication
+    assert ("thm:main", "cell 13", False) in edges              # theorem -> interpretation
+    assert ("cell 13", "cell 12", False) in edges               # interpretation -> its proof
+    assert ("cell 13", "fig:scores", False) in edges            # ... -> experiment validating it
+    assert ("cell 15", "exp:ablate", False) in edges            # claim's interpretation -> test
+    assert ("fig:scores", "cell 20", False) in edges            # validation -> implication
 
 
 def test_open_ends_are_marked_and_missing_moves_get_ghost_boxes() -> None:
     nodes, edges = _graph(FIXTURES / "rules" / "MECH004-unclosed-statement" / "fires.ipynb")
     assert nodes["c10"] == ("theorem", "thm:main", True)
     assert ("no validation", "", True) in nodes.values()
-    assert ("cell 11", "no-closure-c10", True) in edges
+    assert ("cell 12", "no-closure-c10", True) in edges
     nodes, _ = _graph(FIXTURES / "rules" / "MECH001-missing-required-role" / "fires.ipynb")
     ghosts = {title for title, label, open_end in nodes.values() if open_end and not label}
     assert ghosts == {"no gap", "no limitations"}

@@ -56,10 +56,10 @@ def test_text_format() -> None:
     proc = run(ERRORS)
     lines = proc.stdout.splitlines()
     assert lines == [
-        f"{ERRORS}[cell 10]: MECH004 error unclosed-statement: theorem thm:main is never closed: "
+        f"{ERRORS}[cell 11]: MECH004 error unclosed-statement: theorem thm:main is never closed: "
         "add a `proof` after it (or point to one in the appendix), or an experiment that "
         "validates it (`%mech validate thm:main`)",
-        f"{ERRORS}[cell 15]: MECH009 warning caption-names-nothing: the caption does not name "
+        f"{ERRORS}[cell 16]: MECH009 warning caption-names-nothing: the caption does not name "
         "what the figure validates (clm:remove); add e.g. \"validates \\cref{clm:remove}\"",
         f"{ERRORS}: 1 error, 1 warning, 0 info",
     ]
@@ -76,7 +76,8 @@ def test_json_format_is_the_documented_list() -> None:
         "code": "MECH015", "name": "unresolved-reference", "severity": "error",
         "message": "\\cref{fig:missing} refers to a label that no cell defines; fix the name or "
                    "add `\\label{fig:missing}` / a cell label",
-        "cell": 18, "line": 1, "column": 85, "labels": ["fig:missing"], "cell_id": "cell-18"}
+        "cell": 18, "line": 1, "column": 85, "labels": ["fig:missing"], "cell_id": "cell-18",
+        "file": str(FIXTURES / "rules" / "MECH015-unresolved-reference" / "fires.ipynb")}
     assert data[1]["labels"] == [] and data[1]["column"] == 119
     notebook_level = json.loads(run(INFO, "--format", "json").stdout)
     assert notebook_level[0]["cell"] is None and notebook_level[0]["line"] is None

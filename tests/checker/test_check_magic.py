@@ -54,7 +54,7 @@ def test_explicit_path_gives_a_report_with_table_and_map(shell: Any) -> None:
         ("10", "cell-10"), ("15", "cell-15")]
     assert "<svg" in html and "no validation" in html
     text = repr(report)
-    assert text.splitlines()[0].startswith("fires.ipynb[cell 10]: MECH004 error")
+    assert text.splitlines()[0].startswith("fires.ipynb[cell 11]: MECH004 error")
     assert text.endswith("fires.ipynb: 1 error, 1 warning, 0 info (last saved version)")
 
 

@@ -80,7 +80,8 @@ def test_findings_carry_cell_ids_lines_and_labels(checker_fixtures: Path) -> Non
     assert first.labels == ("fig:missing",)
     assert (first.line, first.column) == (1, 85)
     text = first.format("fires.ipynb")
-    assert text.startswith("fires.ipynb[cell 18]:1:85: MECH015 error unresolved-reference: "
+    assert first.cell == 18  # 0-based in data, 1-based for people (DESIGN §2a)
+    assert text.startswith("fires.ipynb[cell 19]:1:85: MECH015 error unresolved-reference: "
                            "\\cref{fig:missing}")
 
 

@@ -167,7 +167,7 @@ def test_magic_pdf_obeys_the_tex_gate(shell: Any, tmp_path: Path) -> None:
 
     fires = (NOTEBOOKS.parent.parent / "checker" / "rules" / "MECH022-dangerous-tex"
              / "fires.ipynb")
-    with pytest.raises(UntrustedTexError, match="not compiled: cell 7"):
+    with pytest.raises(UntrustedTexError, match="not compiled: cell 8"):
         mech_export(shell, ["--notebook", str(fires), str(tmp_path / "out"), "--pdf"])
     assert not (tmp_path / "out").exists()
     from mechnb.exporter.magic import _parser

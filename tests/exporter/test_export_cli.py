@@ -52,8 +52,8 @@ def test_default_output_dir_is_build_stem_next_to_notebook(paper_dir: Path) -> N
 def test_findings_go_to_stderr_with_cell_locations(paper_dir: Path, tmp_path: Path) -> None:
     code, _, err = run_cli(str(paper_dir / "outputs.ipynb"), "-o", str(tmp_path))
     assert code == 0
-    assert "outputs.ipynb[cell 5]: MECH802 warning svg-not-converted" in err
-    assert "outputs.ipynb[cell 9]: MECH807 warning error-output" in err
+    assert "outputs.ipynb[cell 6]: MECH802 warning svg-not-converted" in err
+    assert "outputs.ipynb[cell 10]: MECH807 warning error-output" in err
 
 
 def test_checker_findings_are_printed_too(paper_dir: Path, tmp_path: Path) -> None:

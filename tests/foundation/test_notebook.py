@@ -24,7 +24,7 @@ def test_malformed_metadata_becomes_findings(fixtures: Path) -> None:
     unknown = next(f for f in paper.findings if f.code == "MECH901")
     assert "did you mean 'theorem'" in unknown.message
     assert unknown.format("malformed.ipynb").startswith(
-        "malformed.ipynb[cell 0]: MECH901 error unknown-role: unknown role 'theorm'")
+        "malformed.ipynb[cell 1]: MECH901 error unknown-role: unknown role 'theorm'")
     # a lone string in validates is accepted as one label
     assert paper.cells[2].validates == ("thm:a",)
     assert paper.cells[6].source == "x = 1\nx"

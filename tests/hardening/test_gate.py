@@ -99,7 +99,7 @@ def test_export_pdf_refuses_while_the_gate_fires(tmp_path: Path) -> None:
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr
-    assert lines[0].startswith("mechnb export: not compiled: cell 7 line 5 has TeX that could "
+    assert lines[0].startswith("mechnb export: not compiled: cell 8 line 5 has TeX that could "
                                "reach outside the paper")
     assert "--trust" in lines[0]
     assert not (tmp_path / "out").exists()  # nothing written
@@ -128,7 +128,7 @@ def test_trust_compiles_what_the_user_vouches_for(tmp_path: Path) -> None:
     path = tmp_path / "trusted.ipynb"
     path.write_text(json.dumps(nb), "utf-8")
     refused = _export(path, "--pdf")
-    assert refused.returncode == 1 and "cell 0 line 1" in refused.stderr
+    assert refused.returncode == 1 and "cell 1 line 1" in refused.stderr
     proc = _export(path, "--pdf", "--trust")
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "build" / "trusted" / "trusted.pdf").read_bytes().startswith(b"%PDF")

@@ -33,7 +33,7 @@ def test_math_the_scanner_takes_for_code_is_judged() -> None:
 
 
 def test_hidden_math_stops_the_pdf(tmp_path: Path) -> None:
-    with pytest.raises(UntrustedTexError, match="cell 0 line 1"):
+    with pytest.raises(UntrustedTexError, match="cell 1 line 1"):
         export(HIDDEN, tmp_path / "out", pdf=True)
     assert not (tmp_path / "out").exists()
 
