@@ -130,3 +130,31 @@ def test_importing_the_cli_module_does_not_load_the_rules() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, check=True)
     assert proc.stdout.strip() == "['mechnb.checker.cli']"
+
+
+SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("paper_type", ["dynamics", "failure", "expressivity"])
+def test_a_fresh_scaffold_report_fits_on_a_screen_errors_first(
+        tmp_path: Path, paper_type: str, lang: str) -> None:
+    from mechnb.templates import scaffold_notebook
+
+    path = tmp_path / f"{paper_type}.ipynb"
+    path.write_text(json.dumps(scaffold_notebook(paper_type, lang=lang)), "utf-8")
+    proc = run(path)
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 1 and len(lines) <= 40, proc.stdout
+    severities = [line.split(": ", 1)[1].split()[1] for line in lines[:-1]]
+    assert severities[0] == "error"
+    assert severities == sorted(severities, key=SEVERITY_RANK.__getitem__)
+    slot_lines = [line for line in lines if " MECH025 " in line]
+    assert len(slot_lines) == 1 and "unfilled template slots in" in slot_lines[0]
+    # every slot is still there for those who ask: --verbose and JSON list each one
+    total = int(slot_lines[0].split("unfilled-placeholder: ", 1)[1].split()[0])
+    assert total > 100
+    verbose = run(path, "--verbose").stdout.splitlines()
+    assert sum(" MECH025 " in line for line in verbose) == total
+    as_json = json.loads(run(path, "--format", "json").stdout)
+    assert sum(f["code"] == "MECH025" for f in as_json) == total
