@@ -156,7 +156,7 @@ def test_undefined_reference_fails_the_arxiv_bundle(paper_dir: Path, tmp_path: P
                              str(tmp_path), "--bundle", "arxiv")
     assert code == 1
     assert not (tmp_path / "undefined_reference-arxiv.tar.gz").exists()
-    assert "[cell 2]" in err and "MECH811 error undefined-reference" in err
+    assert "[cell 3]" in err and "MECH811 error undefined-reference" in err
     assert "the arxiv bundle failed its check" in err
     assert (tmp_path / "undefined_reference-arxiv-check.log").exists()
 
@@ -170,7 +170,7 @@ def test_character_pdflatex_lacks_fails_the_arxiv_bundle_at_its_cell(
     assert code == 1
     assert (tmp_path / "pdflatex_characters.pdf").exists()  # the draft PDF did compile
     # the checker's MECH040 says it (the exporter's MECH825 twin is not repeated)
-    assert "pdflatex_characters.ipynb[cell 2]:1:10: MECH040 error" in err
+    assert "pdflatex_characters.ipynb[cell 3]:1:10: MECH040 error" in err
     assert not list(tmp_path.glob("*.tar.gz"))
 
 
@@ -179,7 +179,7 @@ def test_pdflatex_log_error_maps_to_the_cell(tmp_path: Path) -> None:
     code, _, err = run_cli(str(nb), "-o", str(tmp_path), "--pdf", "--engine", "pdflatex")
     assert code == 1
     assert "MECH820" not in err  # an engine someone chose is obeyed
-    lines = [ln for ln in err.splitlines() if "[cell 2]" in ln]
+    lines = [ln for ln in err.splitlines() if "[cell 3]" in ln]
     assert len(lines) == 1 and "MECH040" in lines[0]  # neither TeX's error nor MECH825 repeat it
 
 

@@ -95,7 +95,7 @@ def test_undefined_reference_is_reported_at_its_cell(paper_dir: Path, tmp_path: 
     out, err = io.StringIO(), io.StringIO()
     code = main(["export", str(paper_dir / "undefined_reference.ipynb"), "-o", str(tmp_path),
                  "--pdf"], out, err)
-    assert "undefined_reference.ipynb[cell 2]:1:10: MECH811 error undefined-reference: reference " \
+    assert "undefined_reference.ipynb[cell 3]:1:10: MECH811 error undefined-reference: reference " \
            "'thm:missing'" in err.getvalue()
     assert code == 0  # the PDF was written; only --strict makes error findings fatal
 
