@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..findings import Finding
@@ -90,7 +91,8 @@ def code_label_problem(cell: Cell) -> str | None:
     """Why the exporter will not place the label of code cell ``cell`` (None: it will)."""
     role = get_role(cell.role) if cell.role else None
     if role is None:
-        return f"cell {cell.index + 1} is a code cell without a role, whose outputs are not exported"
+        return (f"cell {cell.index + 1} is a code cell without a role, whose outputs are not "
+                "exported")
     if role.latex_kind == "omit":
         return f"cell {cell.index + 1} is a `{cell.role}` cell, which is not exported"
     if role.latex_kind == "evidence" and has_image(cell):
@@ -98,11 +100,11 @@ def code_label_problem(cell: Cell) -> str | None:
     if (cell.caption or "").strip() and _first_rich_is_table(cell):
         return None
     if not cell.outputs:
-        return (f"the label belongs to the output of code cell {cell.index + 1}, which has not been "
-                f"run")
+        return (f"the label belongs to the output of code cell {cell.index + 1}, which has not "
+                "been run")
     if table_outputs(cell):
-        return (f"the table of code cell {cell.index + 1} has no caption, and the export places the "
-                f"label with the caption")
+        return (f"the table of code cell {cell.index + 1} has no caption, and the export places "
+                "the label with the caption")
     return (f"code cell {cell.index + 1} has no figure (PNG/PDF/JPEG image) or captioned table "
             f"among its outputs to carry the label")
 
@@ -121,11 +123,12 @@ def unplaced_labels(doc: Document) -> dict[str, str]:
         kind = role.latex_kind if role else None
         if c.role == "note":
             for m in _LABEL.finditer(c.source):
-                why.setdefault(m.group(1).strip(), f"it is defined in the `note` cell {c.index + 1}, "
-                                                   f"which is never exported")
+                why.setdefault(m.group(1).strip(),
+                               f"it is defined in the `note` cell {c.index + 1}, which is never "
+                               "exported")
             if c.label:
-                why.setdefault(c.label, f"it is the label of the `note` cell {c.index + 1}, which is "
-                                        f"never exported")
+                why.setdefault(c.label, f"it is the label of the `note` cell {c.index + 1}, "
+                                        "which is never exported")
             continue
         texts_placed = True
         if c.cell_type == "code":
@@ -155,7 +158,8 @@ def unplaced_labels(doc: Document) -> dict[str, str]:
                                                    f"becomes \\title without its labels")
         elif c.label:
             if kind in _UNPLACED_KINDS:
-                why.setdefault(c.label, f"cell {c.index + 1} is the {c.role}, which carries no label")
+                why.setdefault(c.label,
+                               f"cell {c.index + 1} is the {c.role}, which carries no label")
             else:
                 placed.add(c.label)
         if texts_placed:
@@ -210,18 +214,51 @@ def pending_reasons(source: str) -> list[tuple[int, str]]:
     return sorted(found)
 
 
+@dataclass(frozen=True)
+class EvidenceProblem:
+    """One reason a validating code cell is not evidence."""
+
+    kind: str
+    """``placeholder`` (template code, stand-ins, TODOs: MECH046) or ``hand-typed`` (the values
+    it shows are literals typed into the notebook: MECH071)."""
+    offset: int
+    """Where in the cell source."""
+    why: str
+    """The reason, as a clause (``it still says TODO``)."""
+
+
+def evidence_problems(doc: Document, cell: Cell) -> list[EvidenceProblem]:
+    """Every reason the code cell ``cell``, which ``validates`` a statement, is not evidence
+    (empty: it is, or the cell validates nothing). The one place that decides what counts as
+    evidence: a placeholder is reported as such (MECH046) and is not also read for typed-in
+    values, which are only judged on code that looks finished (MECH071)."""
+    if cell.cell_type != "code" or not cell.validates or not doc.exported(cell):
+        return []
+    problems = [EvidenceProblem("placeholder", at, why) for at, why in pending_reasons(cell.source)]
+    if problems:
+        return problems
+    from .provenance import describe, hand_typed
+
+    typed = hand_typed(doc).get(cell.index)
+    if typed is not None:
+        problems.append(EvidenceProblem(
+            "hand-typed", typed.offset, f"the values it {typed.verb} come only from "
+                                        f"{describe(typed)}, with nothing computed or loaded"))
+    return problems
+
+
 def check_placeholder_evidence(doc: Document, rule: Rule) -> Iterator[Finding]:
     """Code that ``validates`` something is real: no template sentinel, stand-ins or TODOs."""
     for c in doc.cells:
-        if c.cell_type != "code" or not c.validates or not doc.exported(c):
+        if c.cell_type != "code" or not c.validates:
             continue
-        reasons = pending_reasons(c.source)
+        reasons = [p for p in evidence_problems(doc, c) if p.kind == "placeholder"]
         if not reasons:
             continue
-        whys = list(dict.fromkeys(why for _, why in reasons))
+        whys = list(dict.fromkeys(p.why for p in reasons))
         yield rule.at(doc, f"this cell validates {', '.join(c.validates)} but is not evidence "
                            f"yet: {'; '.join(whys)}; plot your real measurements, then delete "
-                           f"the markers", c.index, reasons[0][0], c.validates)
+                           f"the markers", c.index, reasons[0].offset, c.validates)
 
 
 _NUMBERED_KINDS = frozenset({"environment", "box", "proof", "title", "abstract", "omit"})
@@ -266,4 +303,13 @@ def check_label_in_text(doc: Document, rule: Rule) -> Iterator[Finding]:
 
 def check_hand_typed_evidence(doc: Document, rule: Rule) -> Iterator[Finding]:
     """Validating code whose plotted / tabulated values are literals typed into the notebook."""
-    yield from ()
+    for c in doc.cells:
+        if c.cell_type != "code" or not c.validates:
+            continue
+        for p in evidence_problems(doc, c):
+            if p.kind == "hand-typed":
+                yield rule.at(doc, f"this cell validates {', '.join(c.validates)}, but {p.why}: "
+                                   f"compute them in the notebook or load your saved results "
+                                   f"(`np.load`, `pd.read_csv`, `json.load`) instead of typing "
+                                   f"them in", c.index, p.offset,
+                              c.validates)

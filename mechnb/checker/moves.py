@@ -42,7 +42,9 @@ def _suggest(move: str, lang: str, function: str | None = None) -> str:
 
 def check_abstract_moves(doc: Document, rule: Rule) -> Iterator[Finding]:
     """The abstract makes every move: context, gap, contribution, mechanism, validation,
-    implication."""
+    implication. Only the moves the analyser is sure are absent are reported (``Analysis.missing``:
+    no sentence has even a weak cue for it and, in English, none comes near the learned layer's
+    bound); a move no sentence clearly makes but one might (``Analysis.unsure``) is not."""
     from ..moves.view import purpose
 
     found = _abstract(doc)
@@ -54,7 +56,7 @@ def check_abstract_moves(doc: Document, rule: Rule) -> Iterator[Finding]:
         if move in analysis.templated:
             why = "its sentence still has template slots to fill in"
         else:
-            why = "no sentence makes it"
+            why = "no sentence makes it or comes close"
         yield rule.at(doc, f"the abstract has no {move} move ({purpose(move, 'en')}): {why}"
                            f"{_suggest(move, lang)}", cell.index)
 

@@ -6,8 +6,20 @@ from collections.abc import Callable, Iterable, Iterator
 
 from ..findings import Finding, Severity
 from ..notebook import FORMAT_FINDINGS
-from . import (claims, engine, evidence, mathjax, moves, paper, references, reproduce, structure,
-               substance, symbols, text)
+from . import (
+    claims,
+    engine,
+    evidence,
+    mathjax,
+    moves,
+    paper,
+    references,
+    reproduce,
+    structure,
+    substance,
+    symbols,
+    text,
+)
 from .document import Document
 from .rule import Rule
 
@@ -342,8 +354,15 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "The `abstract` cell makes every move of a mechanism paper: context, gap, contribution "
        "(what the paper does, its lens), mechanism, validation and implication. The move "
        "analyzer (`mechnb moves`) labels each sentence from cue words, negation and position, "
-       "weighed (in English) by a layer fitted on labelled real abstracts; a sentence with "
-       "unfilled template slots makes no move yet. The message suggests a phrase "
+       "weighed (in English) by a layer fitted on labelled real abstracts. A move is reported "
+       "only when the analyzer is sure it is absent: no sentence has even a weak cue for it "
+       "and, in English, no sentence's probability for it reaches a low bound picked so that "
+       "at most 3% of the moves real abstracts make are reported (a move no sentence clearly "
+       "makes but one might is listed as `unsure` by `mechnb moves`, not reported). Precision "
+       "comes first: a deleted gap or validation is caught in fewer than half of real "
+       "abstracts. A sentence with unfilled template slots makes no move yet. Example: an "
+       "abstract that states the problem, the mechanism and the experiment but never what it "
+       "means beyond itself gets \"no implication move\". The message suggests a phrase "
        "from the library for the missing move.",
        moves.check_abstract_moves, group="text"),
     _r("MECH061", "abstract-move-order", INFO,
@@ -366,41 +385,119 @@ RULES: tuple[Rule, ...] = tuple(sorted((
     _r("MECH070", "vacuous-cell", W,
        "Say what is specific to this paper: name the object, assumption, setting or result.",
        "A `gap`, `interpretation`, `implication`, `limitations`, `lens` or `result` cell says "
-       "something specific (DRAFT).",
+       "something specific. It fires when the cell's prose is only stock sentences that fit "
+       "any paper (\"More work is needed.\", \"This is interesting.\", 本文存在一定的局限性; "
+       "the list is `data/checks/stock_phrases.json`), or when it is short (under 8 words, "
+       "about 15 Chinese characters, math and citations not counted) and tied to nothing: an "
+       "interpretation that shares no content word, CJK bigram, math symbol or label with the "
+       "statement it follows; a gap, limitation, implication or lens that names no object, "
+       "setting, model, number, math or citation beyond generic words (work, research, "
+       "problem, 工作, 研究); a result that names no figure, table or number. Not flagged: "
+       "a long cell without such a link, a stock sentence followed by something specific "
+       "(\"More work is needed on how the previous-token head forms.\"), short specific cells "
+       "(\"Our analysis covers two-layer attention-only models only.\"), and cells that still "
+       "hold template slots (MECH025 reports those). Example: an interpretation after "
+       "Theorem thm:main that reads \"That makes sense.\" shares nothing with it.",
        substance.check_vacuous, group="substance"),
     _r("MECH071", "hand-typed-evidence", E,
        "Compute or load the values you plot; typed-in numbers are not evidence.",
-       "A code cell that validates a label plots or tabulates values computed or loaded by the "
-       "notebook (DRAFT).",
+       "A code cell that validates a label shows values the notebook computes or loads. The "
+       "code is read with Python's `ast` (magics masked; a cell that does not parse is not "
+       "judged), following names back through earlier code cells and calls into functions the "
+       "notebook defines: the cell is reported when everything it plots (`plt.plot`, `ax.bar`, "
+       "`df.plot`, `sns.*`…), prints, displays, tabulates (`.to_latex()`…) or leaves as its "
+       "last expression comes only from literals — lists, `np.array([...])`, dicts of numbers, "
+       "a helper that returns them, a printed string such as `\"accuracy drops from 0.98 to "
+       "0.12\"` — and the cell computes nothing. Not flagged: any loading (`np.load`, "
+       "`pd.read_csv`, `open`, `json.load`, `torch.load`…), any library call that is not a "
+       "literal constructor, arithmetic on a computed value or a grid, typed axes "
+       "(`range`, `np.arange`, `np.linspace`) beside computed data, strings with no result-like "
+       "number (`\"run 3 of 3\"`), and a placeholder cell (that is MECH046). Example: "
+       "`scores = [0.1, 0.5, 0.9]; plt.plot(scores)`.",
        evidence.check_hand_typed_evidence, group="substance"),
     _r("MECH072", "number-not-shown", W,
        "Show the number in a result, caption, table or output, or drop it.",
-       "A number in the abstract or conclusion appears elsewhere in the paper (DRAFT).",
+       "A measurement the abstract or the conclusion reports — a percentage (`98%`, `98\\%`), a "
+       "decimal (`0.98`) or a speed-up (`3.2x`, `4-fold`, `3 倍`) — appears in some other cell, "
+       "a caption, a markdown or HTML table, or a text output (printed values, DataFrames). "
+       "`98%` and `0.98` are the same number, and a shown value that rounds to the reported "
+       "one counts (`0.9812` shows `98%`). Plain integers (\"64 keys\", \"2 layers\") are "
+       "settings, not results, and decimals that name things (\"Llama 3.1\", \"Section "
+       "3.2\") are skipped. When the number's own sentence points at a figure or an experiment "
+       "(`\\cref{fig:…}`), the finding is info only: images are not read, so the figure may "
+       "show it. Example: an abstract that says \"accuracy drops to 0.15\" while the "
+       "experiment prints 0.12.",
        claims.check_numbers_shown, group="substance"),
     _r("MECH073", "causal-claim-without-intervention", W,
        "Add an intervention or ablation (`%mech validate LABEL --kind intervention`), or say "
        "\"is associated with\".",
-       "Causal wording is backed by an intervention, an ablation or a proof (DRAFT).",
+       "Causal wording (\"causes\", \"is responsible for\", \"drives\", \"gives rise to\", "
+       "\"causal role\"; 导致, 造成, 引起, 是…的原因) in a theorem-like statement, a claim, the "
+       "abstract or the conclusion is backed by an intervention, an ablation or a proof. What "
+       "backs a sentence: the experiments and statements it references (`\\cref{fig:…}`, "
+       "`\\cref{clm:…}`, through their closure); for a statement's own sentence, its "
+       "closure; for an abstract or conclusion sentence with no reference, every validating "
+       "experiment and proof of the paper. A theorem with a proof may say \"causes\" within "
+       "its model. Hedged or negated sentences (\"may drive\", \"does not cause\", 可能导致) "
+       "and \"causal mask\" / \"causal language model\" are not claims; \"because\" is not "
+       "causal wording. The wording is data (`data/checks/claim_wording.json`). Example: "
+       "\"the logit margin causes the concentration (\\cref{fig:bound})\" where fig:bound is "
+       "a controlled simulation.",
        claims.check_causal_wording, group="substance"),
     _r("MECH074", "proof-wording-for-experiment", INFO,
        "Say \"supports\" or \"is consistent with\" for experimental evidence.",
-       "\"We prove\" / \"confirms\" about a claim backed only by experiments (DRAFT).",
+       "\"We prove\", \"proves\", \"confirms\" (证明了, 证实, 实验证明) about a statement that "
+       "only experiments back: in the abstract, the conclusion, a statement, or a result, "
+       "interpretation or implication cell. The statement is the one the sentence references "
+       "(directly, or through the experiment it names); an abstract or conclusion sentence "
+       "with no reference is read against the whole paper (no proof anywhere). The noun "
+       "(\"the proof\", 证明见附录) and \"proves useful\" are not proof wording. Example: "
+       "\"The ablation proves \\cref{clm:remove}.\" where clm:remove is backed only by "
+       "experiments.",
        claims.check_proof_wording, group="substance"),
     _r("MECH075", "nothing-cited", W,
        "Cite the work you build on (`\\citep{key}` with a .bib entry).",
-       "A paper with context / prior cells cites something, and every prior cell cites (DRAFT).",
+       "A paper with `context` / `prior` cells cites something (`\\cite…{}` or `[@key]`), and "
+       "every `prior` cell cites the work it describes. A paper that cites nothing gets one "
+       "finding, at its first context or prior cell (the prior cells that cite nothing are "
+       "named in it); otherwise each prior cell without a citation gets its own. Skipped: "
+       "cells that still hold template slots, prior cells that say there is no prior work "
+       "(\"to our knowledge\", 据我们所知) and prior cells that point to a related-work "
+       "section (`\\cref{sec:…}`). A citation typed by hand (\"Olsson et al. (2022)\", "
+       "\"[12]\") does not count, and the message quotes it. Example: \"Earlier work located "
+       "induction heads in trained models.\" with no `\\citep{…}`.",
        substance.check_nothing_cited, group="substance"),
     _r("MECH076", "unseeded-randomness", W,
        "Fix the seed (`np.random.default_rng(0)`, `torch.manual_seed(0)`, `random.seed(0)`).",
-       "Validating code and the code it uses draw random numbers from a fixed seed (DRAFT).",
+       "A validating code cell, and every earlier cell it uses (the cells that bind the names "
+       "it reads, transitively), draws random numbers from a fixed seed: legacy `np.random.*` "
+       "draws (and `scipy.stats` `.rvs`) need `np.random.seed(...)` earlier in notebook order; "
+       "`np.random.default_rng()`, `RandomState()`, `random.Random()` need a seed argument; "
+       "`torch.randn`/`rand`/`randint`/`randperm`/`normal`/dropout, `nn.init.*` and `nn.Linear` "
+       "and other randomly initialised modules need `torch.manual_seed`; `random.*` needs "
+       "`random.seed`; `tf.random.*` needs `tf.random.set_seed` or `seed=`. A seed in an "
+       "earlier cell covers later ones, and so do `seed_everything(0)`, `set_seed(0)` and "
+       "other calls named for seeding. Not flagged: `jax.random` (keyed), draws with a "
+       "`generator=`, seeded generators, and cells no experiment uses. Reported once per cell "
+       "and generator, at the first unseeded draw. Example: `x = np.random.randn(100)` with no "
+       "`np.random.seed(0)` above it.",
        reproduce.check_unseeded, group="substance"),
     _r("MECH077", "run-out-of-order", W,
        "Restart the kernel and run all cells from the top, then save.",
-       "Code cells were run top to bottom (DRAFT).",
+       "The saved outputs come from running the code cells top to bottom: the execution counts "
+       "of the code cells that have one increase strictly in notebook order (reported once, at "
+       "the first cell whose count is not above every count before it), and no validating "
+       "cell ran before an earlier cell that defines a name it uses (reported at that "
+       "experiment, one finding per experiment). Cells without a count are ignored. Example: "
+       "the setup cell has count 7 and the experiment below it count 3.",
        reproduce.check_run_order, group="substance"),
     _r("MECH078", "output-without-execution-count", W,
        "Run the cell again so its outputs carry an execution count.",
-       "A validating cell with outputs has an execution count (DRAFT).",
+       "A validating code cell that has outputs also has an execution count; outputs without "
+       "one were pasted in or kept from another session (`nbstripout` of the counts only, a "
+       "cell copied from another notebook), so nothing shows that this code made them. Cells "
+       "that validate nothing are not checked. Example: an experiment cell showing a figure "
+       "with `\"execution_count\": null`.",
        reproduce.check_execution_count, group="substance"),
     *(_r(code, slug, severity, _READING_DOCS[slug][0], _READING_DOCS[slug][1], _reading(code),
          group="format")

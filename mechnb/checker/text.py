@@ -377,3 +377,13 @@ def check_placeholders(doc: Document, rule: Rule) -> Iterator[Finding]:
     for cell, at, slot in sorted(found, key=lambda f: (f[0] is not None, f[0] or 0, f[1] or 0)):
         yield rule.at(doc, f"template slot {slot} is still unfilled; replace it with "
                            f"your own text", cell, at)
+
+
+def cell_slots(doc: Document, idx: int) -> list[tuple[int, str]]:
+    """``(offset, slot)`` of the unfilled template slots in one markdown cell's text (the slots
+    MECH025 reports; other rules skip cells still made of slots)."""
+    scan = doc.scans.get(idx)
+    if scan is None or "[" not in scan.source:
+        return []
+    link_defs = {m.group(1).strip().lower() for m in _LINK_DEF.finditer(scan.source)}
+    return list(_slots_in_cell(doc, idx, link_defs))

@@ -9,6 +9,11 @@ template slots (``[phenomenon]``) make no move: a blank is not yet a gap.
 For English, a learned layer (``mechnb.moves.learned``) then decides from what the rules found,
 the sentence's words and its position, with weights fitted on labelled real abstracts; the rules
 alone remain available (``method="rules"``) and decide for Chinese.
+
+A move no sentence makes is *missing* (what MECH060 reports) only when the analyser is confident
+it is absent: no sentence has even a weak cue for it (``cued_moves``) and, with the learned
+layer, every sentence's probability for it stays below the layer's ``absent_below`` bound;
+otherwise it is *unsure* (not reported). Sentences with template slots count for nothing.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .cues import DERIVED_WEIGHT, Lexicon, en_ngrams, load_lexicon, zh_ngrams
-from .learned import Model, SentenceFacts, features, load_model
+from .learned import Model, SentenceFacts, confidently_absent, features, load_model
 from .sentences import Sentence, split_sentences
 
 METHODS = ("learned", "rules")
@@ -111,11 +116,14 @@ class Analysis:
     moves: tuple[str, ...]
     """Every move of the vocabulary, in the usual order."""
     missing: tuple[str, ...] = ()
+    """Moves the text does not make, as far as the analyser can be sure (MECH060 reports them)."""
     order: tuple[str, ...] = ()
     """Moves in the order their first sentence (by its primary move) appears."""
     out_of_order: tuple[tuple[str, str, int], ...] = field(default=())
     """``(move, earlier_expected_after, sentence)``: ``move`` first comes at ``sentence``,
     after ``earlier_expected_after`` which usually follows it."""
+    unsure: tuple[str, ...] = ()
+    """Moves no sentence makes clearly, but that one sentence may make: not reported missing."""
 
     @property
     def templated(self) -> tuple[str, ...]:
@@ -137,6 +145,12 @@ def normalise(text: str) -> str:
     text = _COMMAND.sub(lambda m: f" {m.group(1) or ''} ", text)
     text = _EMPHASIS.sub("", text)
     return _SPACE.sub(" ", text).strip().lower()
+
+
+def has_slots(text: str) -> bool:
+    """Does the sentence still hold a template blank such as ``[phenomenon]``? (It makes no
+    move, and is left out when deciding whether a move is missing.)"""
+    return bool(_SLOT.search(text))
 
 
 def detect_lang(text: str) -> str:
@@ -292,13 +306,16 @@ def rule_pass(sentences: list[Sentence], lex: Lexicon | None = None
 
 
 def _learned(model: Model, labelled: list[LabelledSentence], facts: list[SentenceFacts],
-             moves: tuple[str, ...]) -> list[LabelledSentence]:
-    """Each sentence's moves decided by the learned layer; the cue shown for a move is the
-    strongest hand rule or phrase cue for it, else the word that weighs most towards it."""
+             moves: tuple[str, ...]) -> tuple[list[LabelledSentence], list[dict[str, float]]]:
+    """Each sentence's moves decided by the learned layer, and its probability of each move;
+    the cue shown for a move is the strongest hand rule or phrase cue for it, else the word
+    that weighs most towards it."""
     out: list[LabelledSentence] = []
+    every: list[dict[str, float]] = []
     for i, (s, f) in enumerate(zip(labelled, facts, strict=True)):
         feats = features(facts, i)
         probs = model.probabilities(feats)
+        every.append(probs)
         made = sorted((m for m, p in probs.items() if p >= model.thresholds[m]),
                       key=lambda m: (-probs[m], moves.index(m)))
         cues: list[Cue] = []
@@ -313,7 +330,38 @@ def _learned(model: Model, labelled: list[LabelledSentence], facts: list[Sentenc
             out.append(LabelledSentence(s.sentence, (), (), tuple(made)))
         else:
             out.append(LabelledSentence(s.sentence, tuple(made), tuple(cues)))
-    return out
+    return out, every
+
+
+def cued_moves(ruled: LabelledSentence, facts: SentenceFacts) -> frozenset[str]:
+    """The moves a sentence has any evidence for in the rules: a cue fires for it (hand rule
+    or phrase n-gram, however weak), the rules alone make it (position included), or — for
+    ``contribution`` — the paper speaks in the first person ("we …", 本文, 我们)."""
+    found = frozenset(ruled.moves) | {h[0] for h in facts.hits}
+    return found | {"contribution"} if facts.first_person else found
+
+
+def _confident(missing: tuple[str, ...], learned: list[LabelledSentence],
+               ruled: list[LabelledSentence], facts: list[SentenceFacts],
+               probs: list[dict[str, float]] | None, bounds: dict[str, float]
+               ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``missing`` (moves no sentence makes) split into those the analyser is sure are absent
+    and the unsure rest. Sure: a sentence that still has template slots would make it (fill
+    them in), or no sentence without slots has a cue for it (``cued_moves``) and, with the
+    learned layer (``probs``), every one's probability stays below the move's bound."""
+    live = [i for i, s in enumerate(learned) if not has_slots(s.text)]
+    templated = {m for s in learned for m in s.template}
+    cued = [cued_moves(ruled[i], facts[i]) for i in live]
+
+    def absent(move: str) -> bool:
+        if move in templated:
+            return True
+        if probs is None:
+            return not any(move in found for found in cued)
+        return confidently_absent(move, bounds.get(move, 0.0), [probs[i] for i in live], cued)
+
+    sure = tuple(m for m in missing if absent(m))
+    return sure, tuple(m for m in missing if m not in sure)
 
 
 def analyse(text: str, lang: str | None = None, method: str = "learned") -> Analysis:
@@ -327,10 +375,14 @@ def analyse(text: str, lang: str | None = None, method: str = "learned") -> Anal
     lex = load_lexicon()
     lang = lang or detect_lang(text)
     labelled, facts = rule_pass(split_sentences(text), lex)
+    ruled = labelled
     model = load_model() if method == "learned" else None
+    probs: list[dict[str, float]] | None = None
     if model is not None and model.lang == lang:
-        labelled = _learned(model, labelled, facts, lex.moves)
+        labelled, probs = _learned(model, labelled, facts, lex.moves)
     made = {m for s in labelled for m in s.moves}
     missing = tuple(m for m in lex.moves if m not in made)
+    missing, unsure = _confident(missing, labelled, ruled, facts, probs,
+                                 model.absent_below if model is not None else {})
     order, late = move_order([s.primary for s in labelled], lex.moves)
-    return Analysis(lang, tuple(labelled), lex.moves, missing, order, late)
+    return Analysis(lang, tuple(labelled), lex.moves, missing, order, late, unsure)

@@ -1,9 +1,12 @@
-"""Score the analyser against hand-labelled abstracts: per-move precision/recall, splitting, and
-whether a removed gap or validation is reported missing (used by the tests and ``make bench``)."""
+"""Score the analyser against hand-labelled abstracts (used by the tests and ``make bench``):
+per-move precision/recall of the sentence labels (``evaluate``), and what MECH060 would report
+(``missing_counts``): the share of the moves present in complete abstracts that are reported
+missing (false alarms), and how often a move is reported once every sentence that makes it is
+deleted (detection)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,8 +26,6 @@ class Scores:
     """Abstracts whose sentence count differs from the labelled one."""
     errors: list[tuple[str, str, list[str], list[str]]] = field(default_factory=list)
     """``(abstract id, sentence, expected, got)`` for each sentence labelled wrongly."""
-    removal_tries: dict[str, int] = field(default_factory=lambda: {"gap": 0, "validation": 0})
-    removal_found: dict[str, int] = field(default_factory=lambda: {"gap": 0, "validation": 0})
 
     def precision(self, move: str) -> float:
         """TP / (TP + FP); 1.0 when nothing was predicted."""
@@ -46,6 +47,74 @@ class Scores:
         return [{"move": m, "support": self.tp[m] + self.fn[m],
                  "precision": round(self.precision(m), 3), "recall": round(self.recall(m), 3),
                  "f1": round(self.f1(m), 3)} for m in MOVES]
+
+
+@dataclass
+class MissingCounts:
+    """What the missing-move warning (MECH060) does on labelled abstracts, per move: how many
+    complete abstracts make it (``present``) and how many of those report it missing
+    (``false_alarms``); how many abstracts had it deleted (``removed``: every sentence labelled
+    with it taken out, some sentence left) and how many of those report it (``found``)."""
+
+    present: dict[str, int] = field(default_factory=lambda: dict.fromkeys(MOVES, 0))
+    false_alarms: dict[str, int] = field(default_factory=lambda: dict.fromkeys(MOVES, 0))
+    removed: dict[str, int] = field(default_factory=lambda: dict.fromkeys(MOVES, 0))
+    found: dict[str, int] = field(default_factory=lambda: dict.fromkeys(MOVES, 0))
+
+    def false_alarm_rate(self, moves: Iterable[str] = MOVES) -> float:
+        """Present moves reported missing / present moves (over ``moves``); 0.0 when none."""
+        moves = tuple(moves)
+        n = sum(self.present[m] for m in moves)
+        return sum(self.false_alarms[m] for m in moves) / n if n else 0.0
+
+    def detection_rate(self, move: str) -> float:
+        """Deleted ``move`` reported missing / abstracts it was deleted from; 0.0 when none."""
+        n = self.removed[move]
+        return self.found[move] / n if n else 0.0
+
+    def add(self, other: MissingCounts) -> MissingCounts:
+        """The sum of two counts (a new object)."""
+        return MissingCounts(*({m: getattr(self, f)[m] + getattr(other, f)[m] for m in MOVES}
+                               for f in ("present", "false_alarms", "removed", "found")))
+
+    def to_json(self) -> dict[str, dict[str, int]]:
+        """``{"present", "false_alarms", "removed", "found"}``, each move → count."""
+        return {"present": dict(self.present), "false_alarms": dict(self.false_alarms),
+                "removed": dict(self.removed), "found": dict(self.found)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Mapping[str, int]]) -> MissingCounts:
+        """The inverse of ``to_json``."""
+        return cls(*({m: int(data[f].get(m, 0)) for m in MOVES}
+                     for f in ("present", "false_alarms", "removed", "found")))
+
+
+def deletions(abstract: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(move, copy)`` for each move the abstract makes: the abstract without every sentence
+    labelled with that move (when some sentence is left)."""
+    sentences = abstract["sentences"]
+    for move in MOVES:
+        kept = [s for s in sentences if move not in s["moves"]]
+        if kept and len(kept) < len(sentences):
+            yield move, {**abstract, "sentences": kept}
+
+
+def missing_counts(abstracts: Iterable[Mapping[str, Any]], method: str = "learned"
+                   ) -> MissingCounts:
+    """Run the analyser (``analyse(…, method=method)``, the decision MECH060 reports) on each
+    complete abstract and on each of its ``deletions``, and count false alarms and
+    detections."""
+    counts = MissingCounts()
+    for ab in abstracts:
+        lang = ab["lang"]
+        reported = analyse(joined(ab), lang, method).missing
+        for move in {m for s in ab["sentences"] for m in s["moves"]}:
+            counts.present[move] += 1
+            counts.false_alarms[move] += move in reported
+        for move, copy in deletions(ab):
+            counts.removed[move] += 1
+            counts.found[move] += move in analyse(joined(copy), lang, method).missing
+    return counts
 
 
 def joined(abstract: Mapping[str, Any]) -> str:
@@ -94,11 +163,4 @@ def evaluate(abstracts: Iterable[Mapping[str, Any]], method: str = "learned") ->
             _count(scores, want, got.moves)
             if set(want) != set(got.moves):
                 scores.errors.append((ab["id"], got.text, want, list(got.moves)))
-        for move in ("gap", "validation"):
-            kept = [s for s in ab["sentences"] if move not in s["moves"]]
-            if len(kept) == len(ab["sentences"]):
-                continue
-            scores.removal_tries[move] += 1
-            if move in analyse(joined({"lang": lang, "sentences": kept}), lang, method).missing:
-                scores.removal_found[move] += 1
     return scores

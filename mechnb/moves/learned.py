@@ -9,6 +9,13 @@ contrast or holds numbers, and the moves the rules gave the sentence before it. 
 in ``data/moves/weights.json``, written by ``python -m mechnb.moves.train`` (deterministic; a test
 keeps the file in sync with the data). Pure Python: a dot product per move and sentence.
 
+Whether a move is *missing* from an abstract is a separate, stricter decision
+(``confidently_absent``): no sentence makes it, no cue for it fires in any sentence (nor do the
+rules alone make it), and its highest probability over the sentences stays below a low per-move
+bound (``absent_below``), picked by cross-validation so that few moves that are present get
+reported (MECH060 must not cry wolf). A move in between (no sentence makes it, but one might)
+is *unsure* and not reported.
+
 English only: no real Chinese abstracts were labelled, so Chinese text keeps the rule decisions.
 """
 
@@ -17,8 +24,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
@@ -90,6 +97,9 @@ class Model:
     weights: dict[str, dict[str, float]]
     thresholds: dict[str, float]
     lang: str
+    absent_below: dict[str, float] = field(default_factory=dict)
+    """Per move: when every sentence's probability stays below this (and no cue for the move
+    fires), the move is missing. 0 (or absent): the move is never reported missing."""
 
     def probabilities(self, feats: dict[str, float]) -> dict[str, float]:
         """Move → probability that the sentence makes it."""
@@ -108,8 +118,23 @@ def model_from_json(data: dict[str, object]) -> Model:
     weights = data["weights"]
     thresholds = data["thresholds"]
     assert isinstance(weights, dict) and isinstance(thresholds, dict)
+    absent = data.get("absent_below", {})
+    assert isinstance(absent, dict)
     return Model({m: dict(w) for m, w in weights.items()},
-                 {m: float(t) for m, t in thresholds.items()}, str(data.get("lang", "en")))
+                 {m: float(t) for m, t in thresholds.items()}, str(data.get("lang", "en")),
+                 {m: float(t) for m, t in absent.items()})
+
+
+def confidently_absent(move: str, bound: float, probs: Sequence[dict[str, float]],
+                       cued: Sequence[Iterable[str]]) -> bool:
+    """Is ``move`` missing from an abstract whose sentences have the probabilities ``probs``
+    and the cues ``cued`` (per sentence: the moves any cue fires for, or the rules alone
+    make)? Only when no sentence has a cue for it and its highest probability is below
+    ``bound`` (``Model.absent_below``; sentences with template slots are left out by the
+    caller)."""
+    if any(move in found for found in cued):
+        return False
+    return max((p[move] for p in probs), default=0.0) < bound
 
 
 @cache

@@ -5,8 +5,13 @@ split of ``real_en.json`` and ``real_en_dev2.json``, and the ``train3`` split of
 ``real_en_set3.json`` — never ``test2``, the measurement. Per move it fits a logistic regression
 by stochastic gradient descent (fixed seed, fixed order: the same data gives the same weights),
 picks the probability from which the move is made by 5-fold cross-validation over abstracts
-(out-of-fold F1), and writes the weights. ``--cv`` only prints the cross-validated scores;
-``--curve`` prints them for a quarter, a half, three quarters and all of the training abstracts.
+(out-of-fold F1), and writes the weights. The same folds pick, per move, the bound below which a
+move no sentence makes is reported missing (``absent_below``): the highest candidate at which
+at most ``FALSE_ALARMS`` of the moves present in the held-out abstracts would be reported; the
+weights file also keeps, out of fold, how many present moves are reported (false alarms) and how
+often a move is reported once its sentences are deleted (detection), per split. ``--cv`` only
+prints the cross-validated scores; ``--curve`` prints them for a quarter, a half, three quarters
+and all of the training abstracts.
 """
 
 from __future__ import annotations
@@ -16,14 +21,15 @@ import json
 import random
 import sys
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import MOVES
-from .analyser import rule_pass
-from .evaluate import joined
-from .learned import features, probability
+from .analyser import cued_moves, has_slots, rule_pass
+from .evaluate import MissingCounts, deletions, joined
+from .learned import confidently_absent, features, probability
 from .sentences import split_sentences
 
 FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "moves"
@@ -40,8 +46,34 @@ FOLDS = 5
 THRESHOLDS = (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55)
 """Candidate probabilities from which a move is made; cross-validation picks one per move."""
 
+ABSENT_BOUNDS = (0.002, 0.003, 0.005, 0.0075, 0.01, 0.0125, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05,
+                 0.075, 0.1, 0.15, 0.2)
+"""Candidate bounds below which a move's highest probability means it is missing."""
+FALSE_ALARMS = 0.03
+"""Share of present moves, out of fold, that a move's bound may report missing (the issue allows
+0.05 on unseen abstracts; the margin is for abstracts unlike the training ones)."""
+
 Example = tuple[dict[str, float], frozenset[str], int]
 """Features, the moves labelled by hand, and the abstract's number (for the folds)."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """An abstract as labelled, or with every sentence of one move deleted: what decides
+    whether a move is missing from it."""
+
+    number: int
+    """The abstract's number (for the folds)."""
+    split: str
+    """The abstract's split (``dev``, ``heldout``, ``dev2``, ``train3``)."""
+    removed: str | None
+    """The move whose sentences were deleted, or None."""
+    present: frozenset[str]
+    """The moves its sentences make, by hand labels."""
+    feats: tuple[dict[str, float], ...]
+    """Each sentence's features (sentences with template slots left out)."""
+    cued: tuple[frozenset[str], ...]
+    """Per sentence, the moves a cue fires for or the rules make (``analyser.cued_moves``)."""
 
 
 def training_abstracts(folder: Path = FIXTURES) -> list[dict[str, Any]]:
@@ -64,6 +96,23 @@ def examples(abstracts: Iterable[dict[str, Any]]) -> list[Example]:
         _, facts = rule_pass(sentences)
         for i, labelled in enumerate(ab["sentences"]):
             out.append((features(facts, i), frozenset(labelled["moves"]), number))
+    return out
+
+
+def variants(abstracts: Iterable[dict[str, Any]]) -> list[Variant]:
+    """Each abstract that splits as it was labelled, and a copy of it without the sentences of
+    each move it makes (if any sentence is left)."""
+    out: list[Variant] = []
+    for number, ab in enumerate(abstracts):
+        if len(split_sentences(joined(ab))) != len(ab["sentences"]):
+            continue
+        for removed, copy in [(None, ab), *deletions(ab)]:
+            labelled, facts = rule_pass(split_sentences(joined(copy)))
+            live = [i for i, s in enumerate(labelled) if not has_slots(s.text)]
+            out.append(Variant(number, str(ab["split"]), removed,
+                               frozenset(m for s in copy["sentences"] for m in s["moves"]),
+                               tuple(features(facts, i) for i in live),
+                               tuple(cued_moves(labelled[i], facts[i]) for i in live)))
     return out
 
 
@@ -95,23 +144,71 @@ def fit(data: Sequence[Example], move: str) -> dict[str, float]:
     return {k: round(v, 4) for k, v in sorted(w.items()) if abs(v) >= 1e-4}
 
 
-def out_of_fold(data: Sequence[Example], fraction: float = 1.0) -> list[dict[str, float]]:
-    """Each example's probabilities from the fold that did not see its abstract (fitted on a
-    fixed random ``fraction`` of the other folds' abstracts, for a learning curve)."""
+def folds(data: Sequence[Example], fraction: float = 1.0
+          ) -> Iterator[tuple[set[int], dict[str, dict[str, float]]]]:
+    """Per fold, the abstracts it holds out and the weights of each move fitted without them
+    (on a fixed random ``fraction`` of the other folds' abstracts, for a learning curve)."""
     groups = sorted({g for _, _, g in data})
-    probs: list[dict[str, float]] = [{} for _ in data]
     for k in range(FOLDS):
         held = {g for j, g in enumerate(groups) if j % FOLDS == k}
         pool = [g for g in groups if g not in held]
         random.Random(SEED).shuffle(pool)
         kept = set(pool[:max(1, round(len(pool) * fraction))])
         train = [e for e in data if e[2] in kept]
-        for move in MOVES:
-            w = fit(train, move)
+        yield held, {move: fit(train, move) for move in MOVES}
+
+
+def out_of_fold(data: Sequence[Example], fraction: float = 1.0,
+                copies: Sequence[Variant] = ()
+                ) -> tuple[list[dict[str, float]], list[list[dict[str, float]]]]:
+    """Each example's probabilities from the fold that did not see its abstract, and each
+    sentence's of each variant in ``copies`` (see ``folds`` for ``fraction``)."""
+    probs: list[dict[str, float]] = [{} for _ in data]
+    copy_probs: list[list[dict[str, float]]] = [[{} for _ in v.feats] for v in copies]
+    for held, weights in folds(data, fraction):
+        for move, w in weights.items():
             for i, (feats, _, g) in enumerate(data):
                 if g in held:
                     probs[i][move] = probability(w, feats)
-    return probs
+            for v, out in zip(copies, copy_probs, strict=True):
+                if v.number in held:
+                    for feats, p in zip(v.feats, out, strict=True):
+                        p[move] = probability(w, feats)
+    return probs, copy_probs
+
+
+def missing_counts(copies: Sequence[Variant], probs: Sequence[Sequence[dict[str, float]]],
+                   bounds: dict[str, float], split: str | None = None) -> MissingCounts:
+    """Count, with ``bounds`` (``absent_below``), false alarms on the complete abstracts and
+    detections on the copies with a move deleted (of one ``split``, or all)."""
+    counts = MissingCounts()
+    for v, p in zip(copies, probs, strict=True):
+        if split is not None and v.split != split:
+            continue
+        if v.removed is None:
+            for move in v.present:
+                counts.present[move] += 1
+                counts.false_alarms[move] += confidently_absent(move, bounds[move], p, v.cued)
+        else:
+            counts.removed[v.removed] += 1
+            counts.found[v.removed] += confidently_absent(v.removed, bounds[v.removed], p,
+                                                          v.cued)
+    return counts
+
+
+def absent_bounds(copies: Sequence[Variant], probs: Sequence[Sequence[dict[str, float]]]
+                  ) -> dict[str, float]:
+    """Per move, the highest candidate bound that reports at most ``FALSE_ALARMS`` of the
+    moves present in the complete abstracts (out-of-fold probabilities); 0 if none does."""
+    out: dict[str, float] = {}
+    for move in MOVES:
+        chosen = 0.0
+        for bound in ABSENT_BOUNDS:
+            counts = missing_counts(copies, probs, dict.fromkeys(MOVES, bound))
+            if counts.false_alarms[move] <= FALSE_ALARMS * counts.present[move]:
+                chosen = bound
+        out[move] = chosen
+    return out
 
 
 def f1(pairs: Iterable[tuple[bool, bool]]) -> float:
@@ -142,7 +239,7 @@ def learning_curve(fractions: Sequence[float] = (0.25, 0.5, 0.75, 1.0), folder: 
     per_fold = len({g for _, _, g in data}) * (FOLDS - 1) / FOLDS
     out: list[tuple[int, dict[str, float]]] = []
     for fraction in fractions:
-        probs = out_of_fold(data, fraction)
+        probs, _ = out_of_fold(data, fraction)
         chosen = thresholds(data, probs)
         out.append((round(per_fold * fraction), {
             m: round(f1((p[m] >= chosen[m], m in e[1]) for p, e in zip(probs, data, strict=True)),
@@ -154,8 +251,13 @@ def train(folder: Path = FIXTURES) -> tuple[dict[str, Any], dict[str, float]]:
     """The content of ``weights.json`` and the out-of-fold F1 per move at its threshold."""
     abstracts = training_abstracts(folder)
     data = examples(abstracts)
-    probs = out_of_fold(data)
+    copies = variants(abstracts)
+    probs, copy_probs = out_of_fold(data, copies=copies)
     chosen = thresholds(data, probs)
+    bounds = absent_bounds(copies, copy_probs)
+    counts = {"all": missing_counts(copies, copy_probs, bounds).to_json()}
+    for split in sorted({v.split for v in copies}):
+        counts[split] = missing_counts(copies, copy_probs, bounds, split).to_json()
     scores = {m: round(f1((p[m] >= chosen[m], m in e[1]) for p, e in zip(probs, data,
                                                                            strict=True)), 3)
               for m in MOVES}
@@ -163,10 +265,14 @@ def train(folder: Path = FIXTURES) -> tuple[dict[str, Any], dict[str, float]]:
     return ({"about": "Generated by `python -m mechnb.moves.train` from the labelled real "
                       "abstracts in tests/fixtures/moves (never the test2 split); per move, "
                       "logistic-regression weights over the features of "
-                      "mechnb.moves.learned.features and the probability from which the move "
-                      "is made. Do not edit by hand.",
+                      "mechnb.moves.learned.features, the probability from which the move "
+                      "is made, and the bound below which its highest probability in an "
+                      "abstract reports it missing (absent_below; cv_missing counts, out of "
+                      "fold, present moves reported and deleted moves found). Do not edit by "
+                      "hand.",
              "lang": "en", "abstracts": len(abstracts), "sentences": len(data),
-             "cv_f1": scores, "thresholds": chosen, "weights": weights}, scores)
+             "cv_f1": scores, "thresholds": chosen, "absent_below": bounds,
+             "cv_missing": counts, "weights": weights}, scores)
 
 
 def main(argv: list[str] | None = None) -> int:  # pragma: no cover - maintenance command
@@ -188,6 +294,11 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - maintenanc
                      "out-of-fold F1: " + ", ".join(
                          f"{m} {scores[m]:.2f} (p ≥ {model['thresholds'][m]})" for m in MOVES)
                      + "\n")
+    cv = model["cv_missing"]["all"]
+    sys.stderr.write("missing, out of fold: " + ", ".join(
+        f"{m} below {model['absent_below'][m]}: {cv['false_alarms'][m]}/{cv['present'][m]} "
+        f"present reported, {cv['found'][m]}/{cv['removed'][m]} deleted found" for m in MOVES)
+        + "\n")
     if not args.cv:
         target = Path(__file__).resolve().parents[1] / "data" / "moves" / "weights.json"
         target.write_text(json.dumps(model, ensure_ascii=False, indent=1, sort_keys=True) + "\n",

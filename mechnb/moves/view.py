@@ -41,10 +41,13 @@ def analysis_text(analysis: Analysis, *, colour: bool = False, title: str = "abs
         elif s.template:
             lines.append(f"      unfilled template slots (would be: {', '.join(s.template)})")
     lines.extend(missing_lines(analysis.missing, analysis.lang, analysis.templated))
+    for move in analysis.unsure:
+        lines.append(f"unsure: {move} — no sentence clearly makes it ({purpose(move, 'en')}); "
+                     "not reported missing")
     for move, after, idx in analysis.out_of_order:
         lines.append(f"order: the {move} (sentence {idx + 1}) comes after the {after}; "
                      f"usually {' → '.join(analysis.moves)}")
-    if not analysis.missing:
+    if not analysis.missing and not analysis.unsure:
         lines.append("every move is made")
     return "\n".join(lines)
 
@@ -124,7 +127,10 @@ def analysis_html(analysis: Analysis) -> str:
     if missing:
         body += ('<p><b>Missing moves</b></p>'
                  f'<ul class="mechnb-moves-missing">{"".join(missing)}</ul>')
-    else:
+    if analysis.unsure:
+        body += (f"<p>No sentence clearly makes: {escape(', '.join(analysis.unsure))} "
+                 "(not reported missing).</p>")
+    if not missing and not analysis.unsure:
         body += "<p>Every move is made.</p>"
     if order:
         body += f'<p><b>Out of the usual order</b></p><ul>{order}</ul>'

@@ -60,3 +60,22 @@ def test_every_substance_rule_is_planted_in_both_languages() -> None:
             planted.setdefault(e["code"], set()).add(lang)
     for code in sorted(SUBSTANCE):
         assert planted.get(code) == {"en", "zh"}, f"{code} has no planted copy in both languages"
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
+def test_a_planted_finding_is_silenced_by_its_tag_and_by_configuration(spec: Path) -> None:
+    from mechnb.notebook import paper_from_dict
+
+    data = json.loads(spec.read_text("utf-8"))
+    path = HERE / "planted" / f"{spec.stem}.ipynb"
+    nb = json.loads(path.read_text("utf-8"))
+    planted = {(e["code"], e["cell"]) for e in data["expect"]}
+    for code, cell in planted:
+        if cell is not None:
+            nb["cells"][cell]["metadata"].setdefault("tags", []).append(f"mech-ignore:{code}")
+    tagged = {(f.code, f.cell) for f in check(paper_from_dict(nb, path))}
+    assert not {p for p in planted if p[1] is not None} & tagged
+    for code in {code for code, _ in planted}:
+        assert code not in {f.code for f in check(path, config={"disable": [code]})}
+        relevelled = check(path, config={"severity": {code: "info"}})
+        assert {f.severity.value for f in relevelled if f.code == code} <= {"info"}

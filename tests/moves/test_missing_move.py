@@ -1,0 +1,105 @@
+"""MECH060's missing-move warning on real abstracts (issue 20): how many moves that an abstract
+makes it reports missing (false alarms, at most 1 in 20), and how often it reports a gap or a
+validation once every sentence that makes it is deleted (detection).
+
+Measured on the labelled real abstracts: out of fold on the ones the layer is fitted on (five
+folds over abstracts, the same folds that pick the bounds), and once on ``test2``, never used
+for a decision. Floors sit at the measured counts; the issue's detection goal (8 in 10) is not
+reached, see the README's move-analysis section.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mechnb.moves import MOVES, analyse
+from mechnb.moves.evaluate import MissingCounts, deletions, missing_counts
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "moves"
+TEST2 = [a for a in json.loads((FIXTURES / "real_en_set3.json").read_text("utf-8"))["abstracts"]
+         if a["split"] == "test2"]
+WRITTEN = json.loads((FIXTURES / "labelled.json").read_text("utf-8"))["abstracts"]
+
+FALSE_ALARMS = 0.05
+"""The issue's ceiling: at most 1 present move in 20 reported missing."""
+CV_FOUND = {"gap": (28, 67), "validation": (13, 79)}
+"""(deleted and reported, deleted) out of fold on the training abstracts, as measured."""
+TEST2_FOUND = {"gap": (10, 25), "validation": (3, 25)}
+"""(deleted and reported, deleted) on test2, as measured once (false alarms: 1 of 182)."""
+WRITTEN_FOUND = {"en": {"gap": 2, "validation": 1}, "zh": {"gap": 8, "validation": 6}}
+"""Of 8 each, on the project-written abstracts (Chinese: the rules decide)."""
+
+
+def test_false_alarms_and_detection_out_of_fold_on_the_training_abstracts(
+        fresh_training: tuple[dict[str, Any], dict[str, float]]) -> None:
+    model, _ = fresh_training
+    every = MissingCounts.from_json(model["cv_missing"]["all"])
+    splits = {k: MissingCounts.from_json(v) for k, v in model["cv_missing"].items()
+              if k != "all"}
+    assert set(splits) == {"dev", "heldout", "dev2", "train3"}
+    total = MissingCounts()
+    for counts in splits.values():
+        total = total.add(counts)
+    assert total == every
+    assert sum(every.present.values()) >= 450
+    assert every.false_alarm_rate() <= FALSE_ALARMS
+    # The bounds are picked so that each move, on its own, stays within 3% out of fold.
+    assert all(every.false_alarms[m] <= 0.03 * every.present[m] for m in MOVES)
+    # The splits the cue rules were never tuned on (the fairer view) stay within the ceiling.
+    untuned = splits["heldout"].add(splits["train3"])
+    assert untuned.false_alarm_rate() <= FALSE_ALARMS
+    for move, (found, removed) in CV_FOUND.items():
+        assert every.removed[move] == removed
+        assert every.found[move] >= found, (move, every.found[move])
+
+
+def test_false_alarms_and_detection_on_test2() -> None:
+    counts = missing_counts(TEST2)
+    rate = counts.false_alarm_rate()
+    print(f"\ntest2: {counts.to_json()}, false alarms {rate:.3f}")
+    assert sum(counts.present.values()) >= 150
+    assert rate <= FALSE_ALARMS
+    for move, (found, removed) in TEST2_FOUND.items():
+        assert counts.removed[move] == removed
+        assert counts.found[move] >= found, (move, counts.found[move])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_false_alarms_and_detection_on_the_written_abstracts(lang: str) -> None:
+    counts = missing_counts(a for a in WRITTEN if a["lang"] == lang)
+    assert counts.removed["gap"] == counts.removed["validation"] == 8
+    for move, floor in WRITTEN_FOUND[lang].items():
+        assert counts.found[move] >= floor, (move, counts.found[move])
+    assert counts.false_alarm_rate() <= FALSE_ALARMS
+
+
+def test_deletions_take_out_every_sentence_of_the_move() -> None:
+    ab = {"lang": "en", "sentences": [
+        {"text": "Heads copy.", "moves": ["context"]},
+        {"text": "Why remains unclear.", "moves": ["gap"]},
+        {"text": "We study them; it is open.", "moves": ["contribution", "gap"]}]}
+    copies = dict(deletions(ab))
+    assert [s["text"] for s in copies["gap"]["sentences"]] == ["Heads copy."]
+    assert [s["text"] for s in copies["contribution"]["sentences"]] == [
+        "Heads copy.", "Why remains unclear."]
+    assert "context" in copies and "mechanism" not in copies
+
+
+def test_a_move_is_reported_only_when_the_analyser_is_sure() -> None:
+    # No cue, no sentence anywhere near validation: reported.
+    sure = analyse("Heads copy tokens. We show that copying arises from a two-step circuit.")
+    assert "validation" in sure.missing and "validation" not in sure.unsure
+    # A sentence that might be a gap (a first sentence, low but not negligible probability):
+    # no sentence makes the move, yet it is not reported — it is unsure.
+    assert "gap" in sure.unsure and "gap" not in sure.missing
+    # A weak cue for the move (a question) is enough to keep it from being reported.
+    asked = analyse("Heads copy tokens. Do they copy everywhere? We show that copying arises "
+                    "from a two-step circuit.")
+    assert "gap" not in asked.missing
+    # Chinese (the rules decide): missing only when no sentence has any cue for the move.
+    zh = analyse("归纳头很重要。本文研究它们的形成。", "zh")
+    assert "gap" in zh.missing and "contribution" not in zh.missing and zh.unsure == ()
