@@ -13,3 +13,4 @@ CHECKER_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "checke
 def checker_fixtures() -> Path:
     """``tests/fixtures/checker``."""
     return CHECKER_FIXTURES
+

@@ -10,15 +10,14 @@ experiment fig:scores) and result cells.
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import re
-from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_scripts import make_fixtures
 
 from mechnb.checker import check
 from mechnb.checker.claims import wording
@@ -29,13 +28,8 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "checker"
 SOUND = FIXTURES / "substance"
 
 
-@cache
 def _make() -> Any:
-    spec = importlib.util.spec_from_file_location("make_fixtures", FIXTURES / "make_fixtures.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return make_fixtures()
 
 
 def _paper(edits: dict[str, str], *, lang: str = "en",

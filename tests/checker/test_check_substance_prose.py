@@ -7,15 +7,14 @@ findings) and checks whether the rule fires on it.
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import re
-from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_scripts import make_fixtures
 
 from mechnb.checker import check
 from mechnb.checker.substance import _stem, content_of, lexicon
@@ -24,13 +23,8 @@ from mechnb.notebook import paper_from_dict
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "checker"
 
 
-@cache
 def _make() -> Any:
-    spec = importlib.util.spec_from_file_location("make_fixtures", FIXTURES / "make_fixtures.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return make_fixtures()
 
 
 def _clean() -> dict[str, Any]:

@@ -3,12 +3,12 @@ it with exactly one planted defect each (``tests/fixtures/checker/substance/``).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_scripts import fixture_script
 
 from mechnb.checker import RULES, check
 
@@ -18,11 +18,7 @@ SUBSTANCE = {r.code for r in RULES if r.group == "substance"}
 
 
 def _make_sound() -> Any:
-    spec = importlib.util.spec_from_file_location("make_sound", HERE / "make_sound.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return fixture_script(HERE / "make_sound.py")
 
 
 def _keys(path: Path) -> set[tuple[str, int | None, str]]:
