@@ -15,7 +15,7 @@ from functools import cached_property
 from ..findings import Finding, Severity
 from ..notebook import Cell, Paper
 from ..roles import get_role, with_obligation
-from .texscan import ScannedText, scan_markdown
+from ..tex.scan import ScannedText, scan_markdown
 
 REF_COMMANDS = ("ref", "eqref", "cref", "Cref", "autoref", "pageref", "nameref", "vref", "Vref",
                 "cpageref", "labelcref", "crefrange", "Crefrange", "subref")
@@ -105,7 +105,7 @@ class Document:
                     _TAG_START.search(source, s.start, s.end)
                     for s in scan.spans if s.kind == "prose"):
                 continue
-            from ..exporter.markdown import parse
+            from ..tex.markdown import parse
 
             line_starts = [0] + [m.end() for m in _NEWLINE.finditer(source)] + [len(source)]
             ranges: list[tuple[int, int]] = []

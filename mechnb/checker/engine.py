@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ..exporter.escape import pdflatex_lacks
 from ..findings import Finding
 from ..notebook import CJK_RE
+from ..tex.escape import pdflatex_lacks
 from .document import Document
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ a display environment inside ``$…$``, macros of MathJax extensions that no LaT
 mechnb loads, and ``\\newcommand`` of a name LaTeX already has. The exporter copies math
 unchanged (it only defines the harmless MathJax-only macros, ``data/latex/mathjax.tex``), so
 each of these would stop the compile; the rules point at the cell and line first. They read
-the math spans of the checker's own scanner (``texscan``); every pattern is linear and each text
+the math spans of the shared scanner (``mechnb.tex.scan``); every pattern is linear and each text
 argument is walked once.
 """
 
@@ -20,8 +20,8 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from ..findings import Finding
+from ..tex.scan import Span
 from .document import Document
-from .texscan import Span
 
 if TYPE_CHECKING:
     from .rule import Rule

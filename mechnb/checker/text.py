@@ -11,8 +11,8 @@ from urllib.parse import unquote
 
 from ..findings import Finding
 from ..paper_paths import resolve_in_folder
+from ..tex.scan import ScannedText, find_dangerous, scan_markdown
 from .document import WORD, Document
-from .texscan import ScannedText, find_dangerous, scan_markdown
 
 if TYPE_CHECKING:
     from .rule import Rule
@@ -153,7 +153,7 @@ def _exported_tex_outside_math(scan: ScannedText) -> Iterator[tuple[int | None, 
         for span in suspect[:GATE_FINDINGS_PER_PIECE + 1]:
             yield span.start, source[span.start:span.end]
         return
-    from ..exporter.markdown import parse
+    from ..tex.markdown import parse
 
     math = [(s.start, s.end) for s in scan.spans if s.kind == "math"]
     starts = [start for start, _ in math]

@@ -22,8 +22,8 @@ from typing import Any
 from .._version import __version__
 from ..files import is_sealed, seal
 from ..findings import Finding
+from ..tex.escape import escape_latex
 from .codes import export_finding
-from .escape import escape_latex
 
 CACHE_FILE = ".mechnb-export-cache.json"
 RENDERER_VERSION = 2

@@ -15,6 +15,7 @@ from ..findings import Finding
 from ..notebook import Cell, Paper
 from ..paper_paths import resolve_in_folder
 from ..roles import Role, get_role
+from ..tex.escape import escape_latex, is_safe_name
 from .codes import export_finding
 from .context import (
     RenderCache,
@@ -24,7 +25,6 @@ from .context import (
     markdown_titled,
     verbatim,
 )
-from .escape import escape_latex, is_safe_name
 from .outputs import image_outputs, rich_outputs
 
 Part = Literal["main", "appendix"]

@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 from ..errors import ExportError
 from ..findings import Finding
 from ..notebook import CJK_RE, TEX_ENGINES, Paper
+from ..tex.escape import pdftex_characters
 from .codes import export_finding
-from .escape import pdftex_characters
 from .latex import CJK_SUPPORT_RE, RenderedTex
 
 

@@ -20,8 +20,8 @@ from ..errors import ExportError
 from ..findings import Finding
 from ..notebook import CJK_RE
 from ..roles import Role, registry
+from ..tex.escape import escape_latex, unicode_declarations
 from .document import Block, Document
-from .escape import escape_latex, unicode_declarations
 from .styles import Style, apply_style
 
 PLACEHOLDER_RE = re.compile(r"\(\(\(\s*([a-z_]+)\s*\)\)\)")

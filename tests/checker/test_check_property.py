@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from mechnb.checker import check, sort_key
 from mechnb.checker.argmap import argument_map_svg
-from mechnb.checker.texscan import scan_markdown
 from mechnb.notebook import paper_from_dict
 from mechnb.roles import role_names
+from mechnb.tex.scan import scan_markdown
 
 PATH = Path(__file__).resolve().parent.parent / "fixtures" / "checker" / "generated.ipynb"
 TEX_BITS = ["$", "$$", "{", "}", "\\{", "\\}", "\\begin{align}", "\\end{align}",

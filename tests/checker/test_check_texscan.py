@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mechnb.checker.texscan import scan_markdown
+from mechnb.tex.scan import scan_markdown
 
 DATA = Path(__file__).resolve().parent.parent / "fixtures" / "checker" / "texscan.json"
 CASES: list[dict[str, Any]] = json.loads(DATA.read_text("utf-8"))["cases"]

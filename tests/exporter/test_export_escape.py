@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mechnb.exporter.escape import LATEX_SPECIALS, escape_latex, escape_url
+from mechnb.tex.escape import LATEX_SPECIALS, escape_latex, escape_url
 
 from .conftest import FIXTURES
 
@@ -49,7 +49,7 @@ def test_ascii_escaping_is_the_table(text: str) -> None:
 
 
 def test_unicode_symbols_in_math_get_declarations() -> None:
-    from mechnb.exporter.escape import unicode_declarations
+    from mechnb.tex.escape import unicode_declarations
 
     lines = unicode_declarations("$α ≤ x → y$ naïve 中文 “q” plain")
     assert lines == ["\\newunicodechar{α}{\\ensuremath{\\alpha}}",

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from mechnb.exporter import export
-from mechnb.exporter.cjkquotes import pair_quotes
-from mechnb.exporter.markdown import parse
+from mechnb.tex.cjkquotes import pair_quotes
+from mechnb.tex.markdown import parse
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "zh_typesetting" / \
     "zh_typesetting.ipynb"

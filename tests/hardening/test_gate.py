@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from mechnb.checker import check, dangerous_tex
-from mechnb.checker.texscan import find_dangerous
 from mechnb.exporter.api import UntrustedTexError, export
 from mechnb.notebook import paper_from_dict, read_paper
+from mechnb.tex.scan import find_dangerous
 
 REPO = Path(__file__).resolve().parents[2]
 FIRES = REPO / "tests" / "fixtures" / "checker" / "rules" / "MECH022-dangerous-tex" / "fires.ipynb"
