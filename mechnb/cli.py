@@ -21,6 +21,7 @@ SUBCOMMANDS: dict[str, str] = {
     "roles": "mechnb.roles_cli",
     "new": "mechnb.scaffold_cli",
     "moves": "mechnb.moves.cli",
+    "trust": "mechnb.tex.cli",
 }
 
 

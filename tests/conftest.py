@@ -15,6 +15,16 @@ FIXTURES = REPO / "tests" / "fixtures"
 VENV_BIN = Path(sys.executable).parent
 
 
+@pytest.fixture(autouse=True)
+def approvals_of_this_test(tmp_path_factory: pytest.TempPathFactory,
+                           monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test approves TeX (``mechnb trust``) in a record of its own, never the user's:
+    ``XDG_DATA_HOME`` points into the test's temporary directory (subprocesses inherit it)."""
+    home = tmp_path_factory.mktemp("xdg-data")
+    monkeypatch.setenv("XDG_DATA_HOME", str(home))
+    return home
+
+
 @pytest.fixture(scope="session")
 def repo() -> Path:
     """The repository root."""

@@ -11,11 +11,15 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from ..findings import Finding, Severity
 from ..notebook import Cell, Paper
 from ..roles import get_role, with_obligation
 from ..tex.scan import ScannedText, scan_markdown
+
+if TYPE_CHECKING:
+    from ..tex.gate import Assessment
 
 REF_COMMANDS = ("ref", "eqref", "cref", "Cref", "autoref", "pageref", "nameref", "vref", "Vref",
                 "cpageref", "labelcref", "crefrange", "Crefrange", "subref")
@@ -84,6 +88,13 @@ class Document:
         """Scanned text of every exported markdown cell."""
         return {c.index: scan_markdown(c.source) for c in self.cells
                 if c.is_markdown and self.exported(c) and c.source}
+
+    @cached_property
+    def gate(self) -> Assessment:
+        """The TeX gate's verdict on the paper: refused TeX and what needs review."""
+        from ..tex.gate import assess
+
+        return assess(self.paper)
 
     @cached_property
     def raw_tex(self) -> dict[int, str]:

@@ -184,19 +184,24 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        text.check_balanced, group="tex"),
     _r("MECH022", "dangerous-tex", E,
        "Remove the command; keep the paper self-contained (or export with --trust).",
-       "A gate, not a hint: TeX that could read or write files outside the paper or run code. "
-       "It scans markdown prose and math, raw cells, `text/latex`/`text/markdown` outputs, "
-       "labels, titles, captions, the notebook title and authors, and the template and .bib "
-       "the notebook names, for `\\write`/`\\write18`, `\\immediate`, `\\openout`, "
-       "`\\openin`, `\\read`, `\\input`/`\\include`/`\\InputIfFileExists`/"
-       "`\\verbatiminput`/`\\lstinputlisting` (any path), `\\includegraphics` of an "
-       "absolute, `..`, `~`, piped or macro-built path, `\\special`, `\\XeTeX…file`, pdfTeX "
-       "file primitives (`\\pdfobj`, `\\pdfximage`, `\\pdffiledump`…), `\\directlua`, "
-       "`\\catcode`, `\\csname`, `\\scantokens`, `^^` escapes, `\\usepackage`, font "
-       "loading, `file=`/`graphics=` options, and the same names used as environments "
-       "(`\\begin{input}`). It cannot be disabled, re-leveled or silenced by "
-       "`mech-ignore` tags; `mechnb export --pdf` refuses to compile while it fires unless "
-       "run with `--trust`.",
+       "A gate, not a hint (`mechnb/tex/gate.py`): TeX that runs commands, reads or writes "
+       "files, or builds command names. Markdown math, the TeX markdown-it finds outside it, "
+       "captions, titles, `text/latex` and `text/markdown` outputs are judged token by token, "
+       "the way TeX reads them, against an allow-list (see \"Security model\"); raw cells, "
+       "other `text/latex` outputs, the template, venue style files and the .bib against the "
+       "deny-list. Refused: `\\write`/`\\immediate`/`\\openout`, `\\openin`/`\\read`, "
+       "`\\input`/`\\include`/`\\verbatiminput`/`\\lstinputlisting`, `\\includegraphics` "
+       "of an absolute, `..`, `~`, piped or macro-built path, `\\special`, `\\XeTeX…file`, "
+       "pdfTeX file primitives, `\\directlua`, `\\usepackage`, font loading, `file=` options; "
+       "every command that builds, takes or renames a command name (`\\csname`, `\\catcode`, "
+       "`\\scantokens`, etoolbox's `\\csuse`/`\\letcs`…, expl3 switches, "
+       "`\\NewDocumentCommand`, `\\newenvironment`…) and case mapping (`\\lowercase`), apart "
+       "from `\\newcommand`/`\\renewcommand`/`\\DeclareMathOperator`/parameterless `\\def` "
+       "of a plain new name; `\\let` onto anything off the allow-list or onto a command that "
+       "takes a name (`\\let\\B\\begin`); an environment name built from macros; `^^`. "
+       "It cannot be disabled, re-leveled or silenced by `mech-ignore` tags; `mechnb export "
+       "--pdf` refuses to compile while it fires unless run with `--trust`, and no approval "
+       "covers it.",
        text.check_dangerous, group="tex"),
     _r("MECH023", "hard-coded-reference", W,
        "Use \\cref{label} instead of the number.",
@@ -499,6 +504,17 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "that validate nothing are not checked. Example: an experiment cell showing a figure "
        "with `\"execution_count\": null`.",
        reproduce.check_execution_count, group="substance"),
+    _r("MECH079", "tex-needs-review", W,
+       "Read it, then approve it with `mechnb trust NOTEBOOK` (or export with --trust once).",
+       "TeX off the allow-list that is not refused needs a person's review before it "
+       "compiles: a raw LaTeX cell, a `text/latex` output that is neither math nor a table, a "
+       "command or environment MathJax 3 (as JupyterLab shows it) does not know and the "
+       "notebook does not define, a template or venue style/class file next to the notebook, "
+       "a .bib with `@preamble` or TeX in `@string`. One finding per cell or file, until "
+       "`mechnb trust` records this user's approval of exactly that content (by hash); "
+       "`mechnb export --pdf` stops on unapproved items. Example: a raw cell "
+       "`\\begin{tikzpicture}…`.",
+       text.check_needs_review, group="tex"),
     *(_r(code, slug, severity, _READING_DOCS[slug][0], _READING_DOCS[slug][1], _reading(code),
          group="format")
       for slug, (code, severity) in FORMAT_FINDINGS.items()),

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator, Mapping
-from pathlib import Path
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from ..findings import Finding
 from ..paper_paths import resolve_in_folder
-from ..tex.scan import ScannedText, find_dangerous, scan_markdown
+from ..tex.gate import BUILTIN_TEMPLATES
 from .document import WORD, Document
 
 if TYPE_CHECKING:
@@ -53,157 +52,40 @@ def check_balanced(doc: Document, rule: Rule) -> Iterator[Finding]:
                           idx, rest[0].start)
 
 
-BUILTIN_TEMPLATES = ("article", "ctexart")
-"""Template names that are not files (``mechnb.exporter.latex.BUILTIN_TEMPLATES``)."""
-GATE_FINDINGS_PER_PIECE = 20
-"""Gate findings reported one by one per piece of text; the rest are counted in one finding."""
-GATE_PARSE_LIMIT = 20_000
-"""Characters of a cell the gate parses with the exporter's markdown parser (see
-``_exported_tex_outside_math``); code in a larger cell that looks dangerous is refused as is."""
-GATE_FILE_LIMIT = 2_000_000
-"""Bytes of a template or .bib read for the gate (larger files are refused unread)."""
-
-
-def gate_pieces(doc: Document
-                ) -> Iterator[tuple[int | None, int | None, str, str, bool | None]]:
-    # is_tex: True for TeX, False for prose, None for a template file (judged as a preamble)
-    """``(cell, offset, text, where, is_tex)`` for everything of the notebook that reaches the .tex.
-
-    Markdown prose and math, raw cells, ``text/latex`` / ``text/markdown`` outputs of exported
-    code cells, cell labels / titles / captions, the notebook's title and authors, and the
-    template and .bib files the notebook metadata names (their TeX is compiled too). ``where`` is
-    empty for cell source, else says which part it is.
-    """
-    meta = doc.paper.meta
-    if meta.title:
-        yield None, None, meta.title, "notebook metadata.mechnb.title", True
-    for author in meta.authors:
-        yield None, None, author, "notebook metadata.mechnb.authors", False
-    for cell in doc.cells:
-        if not doc.exported(cell):
-            continue
-        scan = doc.scans.get(cell.index)
-        if scan is not None:
-            for span in scan.spans:
-                if span.kind != "code":
-                    yield (cell.index, span.start, scan.source[span.start:span.end], "",
-                           span.kind == "math")
-            yield from ((cell.index, offset, tex, "", True)
-                        for offset, tex in _exported_tex_outside_math(scan))
-        raw = doc.raw_tex.get(cell.index)
-        if raw is not None:
-            yield cell.index, 0, raw, "", True
-        for key in ("label", "title", "caption"):
-            value = getattr(cell, key)
-            if value:
-                if key != "caption" or "$" not in value:
-                    yield cell.index, None, value, f"metadata.mechnb.{key}", key != "caption"
-                    continue
-                # a caption is markdown: its prose is judged as prose, its math as TeX (so
-                # key= options count there too)
-                for span in scan_markdown(value).spans:
-                    yield (cell.index, None, value[span.start:span.end],
-                           "metadata.mechnb.caption", span.kind == "math")
-        if cell.cell_type == "code" and cell.role is not None:
-            for n, output in enumerate(cell.outputs):
-                data = output.get("data")
-                if not isinstance(data, Mapping):
-                    continue
-                for mime in ("text/latex", "text/markdown"):
-                    if mime in data:
-                        value = data[mime]
-                        text = "".join(map(str, value)) if isinstance(value, list) else str(value)
-                        yield cell.index, None, text, f"output {n + 1} ({mime})", True
-    folder = doc.paper.path.parent if doc.paper.path else None
-    for key, value in (("template", meta.template), ("bibliography", meta.bibliography)):
-        if not value or (key == "template" and value in BUILTIN_TEMPLATES):
-            continue
-        for name in value.split(",") if key == "bibliography" else [value]:
-            name = name.strip()
-            if key == "bibliography" and name and not name.endswith(".bib"):
-                name += ".bib"
-            path, _ = resolve_in_folder(folder, name)
-            content = _read_small(path) if path is not None else None
-            if content:
-                yield (None, None, content, f"the {key} file {name}",
-                       None if key == "template" else True)
-
-
-_EXPORTED_TEX_TOKENS = frozenset({"math_inline", "math_inline_double", "math_block",
-                                  "math_block_label", "amsmath", "latex_ref"})
-"""markdown-it tokens whose content the exporter writes into the .tex as TeX."""
-
-
-def _exported_tex_outside_math(scan: ScannedText) -> Iterator[tuple[int | None, str]]:
-    """TeX the exporter's markdown parser finds where the scanner saw code or prose.
-
-    The scanner only approximates CommonMark: a backtick inside a raw HTML tag or an autolink,
-    a fence whose info string holds a backtick, a fence closed by the end of its list item all
-    hide math from it that markdown-it (and so the .tex) sees. So a cell whose code or prose
-    holds what the gate refuses in TeX is parsed as the exporter parses it, and every piece of
-    TeX outside the scanner's math is judged too (``(offset in the cell or None, text)``). A
-    cell too large to parse quickly has those code and prose spans judged as TeX instead.
-    """
-    source = scan.source
-    suspect = [s for s in scan.spans if s.kind != "math"
-               and find_dangerous(source[s.start:s.end], limit=1)]
-    if not suspect:
-        return
-    if len(source) > GATE_PARSE_LIMIT:
-        for span in suspect[:GATE_FINDINGS_PER_PIECE + 1]:
-            yield span.start, source[span.start:span.end]
-        return
-    from ..tex.markdown import parse
-
-    math = [(s.start, s.end) for s in scan.spans if s.kind == "math"]
-    starts = [start for start, _ in math]
-    cursor = 0
-    found = 0
-    stack = list(reversed(parse(source)))
-    while stack and found <= GATE_FINDINGS_PER_PIECE:
-        token = stack.pop()
-        if token.children:
-            stack.extend(reversed(token.children))
-        if token.type not in _EXPORTED_TEX_TOKENS or not find_dangerous(token.content, limit=1):
-            continue
-        at = source.find(token.content, cursor)
-        if at >= 0:
-            cursor = at + len(token.content)
-            k = bisect.bisect_right(starts, at) - 1
-            if k >= 0 and math[k][1] >= cursor:
-                continue  # inside a math span the scanner judged already
-        found += 1
-        yield (at if at >= 0 else None), token.content
-
-
-def _read_small(path: Path) -> str | None:
-    try:
-        if path.stat().st_size > GATE_FILE_LIMIT:
-            return None
-        return path.read_text("utf-8", errors="replace")
-    except (OSError, ValueError):
-        return None
+GATE_FINDINGS_PER_PLACE = 20
+"""Refusals listed one by one for a cell (or the metadata); the rest are counted in one
+finding."""
 
 
 def check_dangerous(doc: Document, rule: Rule) -> Iterator[Finding]:
-    """TeX that could reach outside the paper: the gate ``export --pdf`` enforces."""
-    for cell, offset, text, where, is_tex in gate_pieces(doc):
-        hits = find_dangerous(text, keys=is_tex is not False, limit=GATE_FINDINGS_PER_PIECE + 1,
-                              template=is_tex is None)
-        if len(hits) > GATE_FINDINGS_PER_PIECE:
-            first = hits[GATE_FINDINGS_PER_PIECE]
-            at = None if offset is None else offset + first.offset
-            yield rule.at(doc, f"{where + ': ' if where else ''}more TeX that could reach "
-                               f"outside the paper from `{first.snippet}` on (only the first "
-                               f"{GATE_FINDINGS_PER_PIECE} places are listed); remove it",
-                          cell, at)
-            hits = hits[:GATE_FINDINGS_PER_PIECE]
-        for hit in hits:
-            at = None if offset is None else offset + hit.offset
-            place = f"{where}: " if where else ""
-            yield rule.at(doc, f"{place}`{hit.snippet}` {hit.reason}; remove it — mechnb "
-                               f"keeps the paper self-contained and will not compile it to PDF "
-                               f"without --trust", cell, at)
+    """TeX the gate refuses (``mechnb.tex.gate``): it never compiles without --trust."""
+    shown: dict[tuple[int | None, str], int] = {}
+    for r in doc.gate.refused:
+        key = (r.cell, r.where)
+        shown[key] = shown.get(key, 0) + 1
+        place = f"{r.where}: " if r.where else ""
+        if shown[key] == GATE_FINDINGS_PER_PLACE + 1:
+            yield rule.at(doc, f"{place}more TeX the gate refuses from `{r.snippet}` on (only "
+                               f"the first {GATE_FINDINGS_PER_PLACE} places are listed); remove "
+                               "it", r.cell, r.offset)
+        if shown[key] > GATE_FINDINGS_PER_PLACE:
+            continue
+        yield rule.at(doc, f"{place}`{r.snippet}` {r.reason}; remove it — mechnb keeps the "
+                           f"paper self-contained and will not compile it to PDF without "
+                           f"--trust", r.cell, r.offset)
+
+
+def check_needs_review(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """Content off the allow-list, not refused, that this user has not approved yet."""
+    from ..tex.trust import unapproved
+
+    name = doc.paper.path.name if doc.paper.path else "paper.ipynb"
+    for item in unapproved(doc.gate):
+        where = f"{item.where}: " if item.where and item.cell is not None else (
+            f"{item.where} — " if item.where else "")
+        yield rule.at(doc, f"{where}{item.reason}; `mechnb export --pdf` compiles it once you "
+                           f"have read it and approved it with `mechnb trust {name}` (approval "
+                           "covers exactly this content)", item.cell, item.offset)
 
 
 _IMAGE_REF = re.compile(r"!\[[^\[\]\n]{0,1000}\]\(\s{0,20}<?([^()<>\s]{1,2000})")

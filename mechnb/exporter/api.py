@@ -151,21 +151,49 @@ class UntrustedTexError(ExportError):
     """``pdf=True`` on a notebook whose TeX could reach outside the paper, without ``trust``."""
 
 
-def refuse_untrusted(paper: Paper) -> None:
-    """Raise ``UntrustedTexError`` naming the first cell where the TeX gate (MECH022) fires."""
-    from ..checker import dangerous_tex
+def refuse_untrusted(paper: Paper, *, engine: str | None = None,
+                     style: Style | None = None) -> None:
+    """Raise ``UntrustedTexError`` unless the TeX gate lets ``paper`` compile (DESIGN §2a).
 
-    found = dangerous_tex(paper)
-    if not found:
-        return
-    first = found[0]
-    where = "the notebook metadata" if first.cell is None else f"cell {first.cell + 1}" + (
-        f" line {first.line}" if first.line else "")
-    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-    raise UntrustedTexError(
-        f"not compiled: {where} has TeX that could reach outside the paper{more}: "
-        f"{first.message.split('; remove it', 1)[0]}; see `mechnb check`, or pass --trust if "
-        f"you wrote this TeX yourself")
+    Refused TeX (MECH022) never compiles; content that needs review (MECH079) compiles once
+    this user approved it with ``mechnb trust``; LuaLaTeX never runs without a sandbox (its Lua
+    file functions ignore TeX's own limits). ``--trust`` is the one caller that skips this.
+    """
+    from ..tex.gate import assess
+    from ..tex.trust import describe, unapproved
+    from .sandbox import use_sandbox
+
+    style_meta = None if style is None else {
+        "class": style.document_class, "package": style.package,
+        "bibliography_style": style.bibliography_style}
+    verdict = assess(paper, style_meta)
+    if verdict.refused:
+        first = verdict.refused[0]
+        where = "the notebook metadata" if first.cell is None else f"cell {first.cell + 1}"
+        if first.cell is not None and first.offset is not None:
+            line = paper.cells[first.cell].source.count("\n", 0, first.offset) + 1
+            where += f" line {line}"
+        if first.where:
+            where += f" ({first.where})"
+        more = f" (and {len(verdict.refused) - 1} more)" if len(verdict.refused) > 1 else ""
+        raise UntrustedTexError(
+            f"not compiled: {where} has TeX that could reach outside the paper{more}: "
+            f"`{first.snippet}` {first.reason}; see `mechnb check`, or pass --trust if you "
+            "wrote this TeX yourself")
+    pending = unapproved(verdict)
+    if pending:
+        name = paper.path.name if paper.path else "the notebook"
+        more = f" (and {len(pending) - 1} more)" if len(pending) > 1 else ""
+        raise UntrustedTexError(
+            f"not compiled: {describe(pending[0])}{more}; read it, then approve it with "
+            f"`mechnb trust {name}` (or pass --trust once)")
+    if engine == "lualatex":
+        boxed, how = use_sandbox()
+        if not boxed:
+            raise UntrustedTexError(
+                f"not compiled: LuaLaTeX would run {how}, and its Lua file functions read and "
+                "write anywhere whatever TeX's own limits say; compile with --engine pdflatex "
+                "or xelatex, enable the sandbox (bubblewrap), or pass --trust")
 
 
 def export(notebook: str | os.PathLike[str] | Paper | Mapping[str, Any],
@@ -181,9 +209,10 @@ def export(notebook: str | os.PathLike[str] | Paper | Mapping[str, Any],
     ``style`` overrides ``metadata.mechnb.style``. A ``.tex`` edited by hand
     since the last export raises ``HandEditedError`` unless ``force``. With ``write=False``
     nothing touches the disk and the result carries the LaTeX text and resources only.
-    With ``pdf=True`` the TeX gate (``mechnb.checker.dangerous_tex``) must be clear, else
-    ``UntrustedTexError`` is raised before anything is written — unless ``trust=True`` (say so
-    only for a notebook whose TeX you wrote or reviewed).
+    With ``pdf=True`` the TeX gate (``mechnb.tex.gate``) must let the paper compile (nothing
+    refused, needs-review content approved with ``mechnb trust``), else ``UntrustedTexError``
+    is raised before anything is written — unless ``trust=True`` (say so only for a notebook
+    whose TeX you wrote or reviewed).
     """
     paper = as_paper(notebook)
     cache = None
@@ -204,13 +233,14 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
     """Write a rendered result (and compile it with ``pdf=True``); fills in the paths.
 
     ``pdf=True`` without ``trust`` first runs the TeX gate and raises ``UntrustedTexError``
-    (nothing written) when it fires.
+    (nothing written) when it refuses something, when needs-review content is not approved
+    (``mechnb trust``), or for LuaLaTeX without a sandbox.
     The ``.tex`` is named after the notebook's stem made safe (``safe_stem``). Compiling happens
     in a private temporary directory (``pdf.compile_pdf``); only the PDF and log come back.
     """
     paper = result.paper
     if pdf and not trust:
-        refuse_untrusted(paper)
+        refuse_untrusted(paper, engine=engine or result.engine, style=result.style)
     out_dir = output_directory(paper, output_dir)
     stem = safe_stem(paper.path.stem) if paper.path else "paper"
     if output_dir is None:

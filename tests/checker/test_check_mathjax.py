@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from trust_helper import approve_review
 
 from mechnb.checker import check
 from mechnb.checker.mathjax import text_argument_specials
@@ -94,6 +95,7 @@ def test_the_rules_stay_linear_on_adversarial_input() -> None:
 @pytest.mark.parametrize(("rule", "markdown"), REJECTED)
 def test_tex_really_rejects_the_construct(tmp_path: Path, rule: str, markdown: str) -> None:
     path = write(tmp_path, "paper.ipynb", notebook("An ordinary first paragraph.", markdown))
+    approve_review(path)  # MathJax-only constructs are off the allow-list: read, approved
     result = export(path, tmp_path / "out", pdf=True)
     assert result.engine == "pdflatex"
     assert result.pdf_path is None, f"{rule}: TeX accepted {markdown!r}"
@@ -114,6 +116,7 @@ FIRST_OF_EACH = [pytest.param(rule, next(c["markdown"] for c in CONSTRUCTS["reje
 def test_xelatex_rejects_it_too(tmp_path: Path, rule: str, markdown: str) -> None:
     # the XeLaTeX fallback (MECH820) does not make these compile: the warning stays true
     path = write(tmp_path, "paper.ipynb", notebook("An ordinary first paragraph.", markdown))
+    approve_review(path)  # MathJax-only constructs are off the allow-list: read, approved
     result = export(path, tmp_path / "out", pdf=True, engine="xelatex")
     assert result.pdf_path is None, f"{rule}: XeLaTeX accepted {markdown!r}"
     assert [f.cell for f in result.findings if f.code == "MECH810"][:1] == [1]
@@ -123,6 +126,7 @@ def test_xelatex_rejects_it_too(tmp_path: Path, rule: str, markdown: str) -> Non
 @needs_tex
 def test_tex_accepts_every_near_miss(tmp_path: Path) -> None:
     path = write(tmp_path, "paper.ipynb", notebook(*ACCEPTED))
+    approve_review(path)  # MathJax-only constructs are off the allow-list: read, approved
     result = export(path, tmp_path / "out", pdf=True)
     assert result.pdf_path is not None and result.pdf_path.read_bytes().startswith(b"%PDF"), \
         [f.format("paper") for f in result.findings]
@@ -140,5 +144,6 @@ def test_the_passes_fixture_compiles(tmp_path: Path, folder: str) -> None:
                if c["source"] != before["source"]]
     assert changed
     path = write(tmp_path, "passes.ipynb", notebook(*changed))
+    approve_review(path)  # MathJax-only constructs are off the allow-list: read, approved
     result = export(path, tmp_path / "out", pdf=True)
     assert result.pdf_path is not None, [f.format("passes") for f in result.findings]

@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from trust_helper import approve_review
 
 from mechnb.cli import main
 
@@ -125,6 +126,7 @@ def test_overleaf_zip_compiles_with_its_own_latexmkrc(stem: str, mode: int,
 def test_style_fixture_drives_the_pdf_and_travels_in_the_bundle(tmp_path: Path) -> None:
     folder = tmp_path / "paper"
     shutil.copytree(FIXTURES / "styles", folder)
+    approve_review(folder / "venue_paper.ipynb")  # the venue's .sty, read once and approved
     code, out, err = run_cli(str(folder / "venue_paper.ipynb"), "-o", str(tmp_path / "out"),
                              "--pdf", "--bundle", "arxiv")
     assert code == 0, err
@@ -143,6 +145,7 @@ def test_style_fixture_drives_the_pdf_and_travels_in_the_bundle(tmp_path: Path) 
 def test_style_from_the_command_line_overrides_metadata(tmp_path: Path) -> None:
     folder = tmp_path / "paper"
     shutil.copytree(FIXTURES / "styles", folder)
+    approve_review(folder / "venue_paper.ipynb", {"package": "mechtest2026"})
     code, out, err = run_cli(str(folder / "venue_paper.ipynb"), "-o", str(tmp_path / "out"),
                              "--pdf", "--style", "mechtest2026")
     assert code == 0, err

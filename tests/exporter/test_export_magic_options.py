@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from kernel_driver import Kernel
+from trust_helper import approve_review
 
 from .conftest import FIXTURES, needs_tex
 
@@ -24,6 +25,7 @@ def _text(run: object) -> str:
 def test_magic_builds_bundles_with_engine_and_style(kernel: Kernel, tmp_path: Path) -> None:
     folder = tmp_path / "paper"
     shutil.copytree(FIXTURES / "styles", folder)
+    approve_review(folder / "venue_paper.ipynb", {"package": "mechtest2026"})
     out = tmp_path / "out"
     run = kernel.execute(
         "%load_ext mechnb\n"
