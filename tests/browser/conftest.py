@@ -98,6 +98,8 @@ def _isolated_env(base: Path, disable_extension: bool) -> dict[str, str]:
         "JUPYTER_PLATFORM_DIRS": "1",
         "PATH": f"{BIN}{os.pathsep}{env.get('PATH', '')}",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+        # this server's own record of approved TeX (`mechnb trust`), see trust_home()
+        "XDG_DATA_HOME": str(base / "xdg-data"),
     })
     if built:
         env["JUPYTER_PREFER_ENV_PATH"] = "0"

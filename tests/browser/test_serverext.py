@@ -228,3 +228,22 @@ def test_export_endpoint_builds_bundles_with_the_engine(lab_server: Server) -> N
     assert reply["pdf"] is None
     with zipfile.ZipFile(lab_server.root / f"{out}-overleaf.zip") as zf:
         assert "$pdf_mode = 5;" in zf.read("latexmkrc").decode()
+
+
+def test_a_venue_style_approved_with_mechnb_trust_compiles_from_the_export_button(
+        lab_server: Server) -> None:
+    if not (shutil.which("latexmk") and shutil.which("pdflatex")):
+        pytest.skip("TeX Live is not installed (`make tex`)")
+    folder = lab_server.root / "venue"
+    shutil.copytree(EXPORTER_NOTEBOOKS.parent / "styles", folder)
+    held = _request(lab_server, "export", data={"path": "venue/venue_paper.ipynb", "pdf": True})
+    assert not held["ok"] and "mechnb trust venue_paper.ipynb" in held["log"]
+    assert "the style file mechtest2026.sty" in held["log"]
+    # the user reads the style and approves it, in the server's own record
+    env = {**os.environ, "XDG_DATA_HOME": str(lab_server.root.parent / "xdg-data")}
+    trust = subprocess.run([str(BIN / "mechnb"), "trust", str(folder / "venue_paper.ipynb"),
+                            "--yes"], capture_output=True, text=True, env=env, timeout=120)
+    assert trust.returncode == 0, trust.stdout + trust.stderr
+    reply = _request(lab_server, "export", data={"path": "venue/venue_paper.ipynb", "pdf": True})
+    assert reply["ok"], reply["log"]
+    assert (lab_server.root / reply["pdf"]).read_bytes().startswith(b"%PDF")

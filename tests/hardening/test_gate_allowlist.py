@@ -231,16 +231,18 @@ def _leaked(folder: Path) -> list[Path]:
 
 @needs_tex
 @pytest.mark.tex
+@pytest.mark.parametrize("sandbox", ["off", "auto"])
 @pytest.mark.parametrize("engine", ["pdflatex", "xelatex"])
-@pytest.mark.parametrize("family", ["alias a name taker", "etoolbox csuse", "case mapping",
-                                    "alias an argument-judged command", "caret escape"])
-def test_no_family_reaches_tex_without_a_sandbox(family: str, engine: str, tmp_path: Path,
-                                                 secret: Path) -> None:
+@pytest.mark.parametrize("family", ["alias a name taker", "etoolbox csuse", "expl3 switch",
+                                    "case mapping", "alias an argument-judged command",
+                                    "caret escape", "csname through expandafter"])
+def test_no_family_reaches_tex(family: str, engine: str, sandbox: str, tmp_path: Path,
+                               secret: Path) -> None:
     paper_dir = tmp_path / "paper"
     paper_dir.mkdir()
     tex = FAMILIES[family].replace("SECRET", str(secret)).replace("/etc/hostname", str(secret))
     path = _write(paper_dir, _md(f"Look: $ {tex} $ and ${secret}$."))
-    proc = _cli("export", path, "--pdf", "--engine", engine, env={"MECHNB_SANDBOX": "off"})
+    proc = _cli("export", path, "--pdf", "--engine", engine, env={"MECHNB_SANDBOX": sandbox})
     assert proc.returncode == 1 and "not compiled" in proc.stderr
     assert not (paper_dir / "build").exists()
     assert _leaked(tmp_path / "paper") == []
@@ -261,6 +263,29 @@ def test_allowed_and_approved_content_compiles_without_a_sandbox(engine: str, tm
     proc = _cli("export", path, "--pdf", "--engine", engine, env={"MECHNB_SANDBOX": "off"})
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "build" / "ok" / "ok.pdf").read_bytes().startswith(b"%PDF")
+
+
+@needs_tex
+@pytest.mark.tex
+@pytest.mark.parametrize("where", ["title", "bib preamble", "latex output"])
+def test_payloads_outside_markdown_math_do_not_compile(where: str, tmp_path: Path,
+                                                        secret: Path) -> None:
+    paper_dir = tmp_path / "paper"
+    paper_dir.mkdir()
+    if where == "title":
+        nb = _md("Body.", meta={"title": f"A $\\let\\ig\\includegraphics \\ig{{{secret}}}$"})
+    elif where == "bib preamble":
+        (paper_dir / "refs.bib").write_text(f'@preamble{{"\\input{{{secret}}}"}}\n'
+                                            "@misc{a, title={A}}\n", "utf-8")
+        nb = _md("Body [@a].", meta={"bibliography": "refs.bib"})
+    else:
+        nb = _output_nb("text/latex", f"\\begin{{itemize}}\\item \\input{{{secret}}}"
+                                      "\\end{itemize}")
+    path = _write(paper_dir, nb)
+    approve(assess(read_paper(path)).review, str(path))  # even approved, refused stays refused
+    proc = _cli("export", path, "--pdf", "--engine", "pdflatex", env={"MECHNB_SANDBOX": "off"})
+    assert proc.returncode == 1 and "not compiled" in proc.stderr
+    assert _leaked(tmp_path / "paper") == []
 
 
 def test_lualatex_without_a_sandbox_needs_trust(tmp_path: Path) -> None:
