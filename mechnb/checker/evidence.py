@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ..findings import Finding
 from ..notebook import Cell
 from ..roles import get_role
+from ..tex.gate import RAW_LATEX_FORMATS
 from .document import Document
 
 if TYPE_CHECKING:
@@ -22,8 +23,6 @@ if TYPE_CHECKING:
 
 INCLUDABLE_IMAGES = ("application/pdf", "image/png", "image/jpeg")
 """Image outputs the exporter can include (``exporter.outputs.IMAGE_TYPES``; SVG/GIF cannot)."""
-RAW_LATEX_FORMATS = frozenset({"text/latex", "latex", "tex"})
-"""Raw cells the exporter passes to LaTeX (``exporter.document.RAW_LATEX_FORMATS``)."""
 _UNPLACED_KINDS = frozenset({"title", "abstract", "omit"})
 """Role LaTeX kinds whose cell label the exporter does not place."""
 _LABEL = re.compile(r"\\label\{([^{}]*)\}")

@@ -16,6 +16,7 @@ from ..notebook import Cell, Paper
 from ..paper_paths import resolve_in_folder
 from ..roles import Role, get_role
 from ..tex.escape import escape_latex, is_safe_name
+from ..tex.gate import RAW_LATEX_FORMATS
 from .codes import export_finding
 from .context import (
     RenderCache,
@@ -33,7 +34,6 @@ SHOW_CODE_TAGS = frozenset({"mech-show-code"})
 """Cell tags that print a code cell's source even without ``--include-code``."""
 
 PAPER_MIME_TYPES = frozenset({"text/latex", "text/markdown"})
-RAW_LATEX_FORMATS = frozenset({"text/latex", "latex", "tex"})
 _SAFE_STEM_RE = re.compile(r"[^A-Za-z0-9_-]+")
 # the heading line; its trailing spaces and closing #s are stripped in Python (a lazy group
 # followed by `[ \t#]*` is quadratic on a heading padded with spaces)

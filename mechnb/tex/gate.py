@@ -30,12 +30,12 @@ import bisect
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..paper_paths import resolve_in_folder
 from .scan import DANGEROUS_ENVIRONMENTS, command_reason, find_dangerous, path_reason, scan_markdown
@@ -403,6 +403,9 @@ or prose; TeX-looking code or prose of a larger cell is judged as math instead (
 FILE_LIMIT = 2_000_000
 """Bytes of a template, style or .bib file read for the gate (a larger one is refused unread)."""
 BUILTIN_TEMPLATES = ("article", "ctexart")
+RAW_LATEX_FORMATS = frozenset({"text/latex", "latex", "tex"})
+"""Raw cells whose ``format`` (or ``raw_mimetype``) is one of these go to TeX as written; the
+export drops every other raw cell (HTML, reST, a YAML header), so the gate ignores them."""
 _EXPORTED_TEX_TOKENS = frozenset({"math_inline", "math_inline_double", "math_block",
                                   "math_block_label", "amsmath", "latex_ref"})
 """markdown-it tokens whose content the export writes into the .tex as TeX."""
@@ -491,6 +494,12 @@ def _markdown_pieces(cell: int | None, source: str, where: str) -> Iterator[Piec
         yield Piece(cell, at if not where else None, text, where, "math")
 
 
+def is_latex_raw(metadata: Mapping[str, Any]) -> bool:
+    """Whether a raw cell with this metadata goes to TeX (``RAW_LATEX_FORMATS``)."""
+    fmt = metadata.get("format") or metadata.get("raw_mimetype")
+    return isinstance(fmt, str) and fmt.lower() in RAW_LATEX_FORMATS
+
+
 def _output_text(value: object) -> str:
     return "".join(map(str, value)) if isinstance(value, list) else str(value)
 
@@ -542,7 +551,7 @@ def pieces(paper: Paper, style: object = None) -> Iterator[Piece]:
             continue  # never exported
         if cell.cell_type == "markdown" and cell.source:
             yield from _markdown_pieces(cell.index, cell.source, "")
-        elif cell.cell_type == "raw" and cell.source.strip():
+        elif cell.cell_type == "raw" and cell.source.strip() and is_latex_raw(cell.metadata):
             yield Piece(cell.index, 0, cell.source, "", "raw")
         for key in ("title", "caption"):
             value = getattr(cell, key)

@@ -159,7 +159,8 @@ RAW = "\\begin{center}\\fbox{raw}\\end{center}"
 
 def _raw_nb(source: str = RAW) -> dict[str, Any]:
     nb = _md("Intro.")
-    nb["cells"].append({"cell_type": "raw", "id": "r0", "metadata": {}, "source": source})
+    nb["cells"].append({"cell_type": "raw", "id": "r0", "metadata": {"format": "text/latex"},
+                        "source": source})
     return nb
 
 
