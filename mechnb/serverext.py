@@ -39,6 +39,55 @@ ENGINE_NAMES = ("pdflatex", "xelatex", "lualatex")
 BUNDLE_NAMES = ("arxiv", "overleaf")
 """What ``"bundle"`` may be (``mechnb.exporter.bundle.BUNDLE_KINDS``)."""
 EXPORT_TIMEOUT = 600.0
+EXPORT_SLOTS = 2
+"""Exports (TeX compiles) the server runs at once."""
+EXPORT_QUEUE = 4
+"""Exports that may wait for a slot; beyond that the server answers 503 (busy)."""
+
+
+class ExportQueue:
+    """At most ``slots`` exports at once and ``queue`` more waiting, in arrival order.
+
+    ``enter()`` returns how many exports were ahead when the request arrived (0: it runs at
+    once) or raises ``web.HTTPError(503)`` when the queue is full; use it as
+    ``position = await queue.enter()`` … ``queue.leave()``.
+    """
+
+    def __init__(self, slots: int = EXPORT_SLOTS, queue: int = EXPORT_QUEUE) -> None:
+        self.slots, self.queue = slots, queue
+        self.running = 0
+        self.waiting: list[asyncio.Future[None]] = []
+
+    async def enter(self) -> int:
+        ahead = self.running + len(self.waiting) - self.slots + 1
+        if self.running < self.slots and not self.waiting:
+            self.running += 1
+            return 0
+        if len(self.waiting) >= self.queue:
+            raise web.HTTPError(503, f"busy: {self.running} exports are running and "
+                                     f"{len(self.waiting)} are waiting; try again shortly")
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiting.append(turn)
+        try:
+            await turn
+        except BaseException:
+            if turn in self.waiting:
+                self.waiting.remove(turn)
+            elif turn.done() and not turn.cancelled():
+                self.leave()  # our turn came as we were cancelled: pass it on
+            raise
+        return max(ahead, 1)
+
+    def leave(self) -> None:
+        while self.waiting:
+            turn = self.waiting.pop(0)
+            if not turn.done():
+                turn.set_result(None)  # the slot passes to the next in line
+                return
+        self.running -= 1
+
+
+EXPORTS = ExportQueue()
 """Seconds an export (with latexmk) may take before it is stopped."""
 
 
@@ -163,6 +212,15 @@ class ExportHandler(_NotebookHandler):
         for kind in dict.fromkeys(bundles or ()):
             options += ["--bundle", kind]
         argv = mechnb_command("export", str(path), *options)
+        position = await EXPORTS.enter()
+        try:
+            reply = await self._export(argv, path, bundles)
+        finally:
+            EXPORTS.leave()
+        self.finish(json.dumps({**reply, "queue_position": position}))
+
+    async def _export(self, argv: list[str], path: Path, bundles: list[str] | None
+                      ) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="mechnb-export-") as cwd:
             proc = await asyncio.create_subprocess_exec(
                 *argv, cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
@@ -180,7 +238,7 @@ class ExportHandler(_NotebookHandler):
         pdf_file = next((p for p in written if p.suffix == ".pdf" and p.is_file()), None)
         archives = [p for p in written if p.name.endswith(("-arxiv.tar.gz", "-overleaf.zip"))
                     and p.is_file()]
-        self.finish(json.dumps({
+        return {
             "ok": proc.returncode == 0 and tex is not None
                   and len(archives) == len(dict.fromkeys(bundles or ())),
             "returncode": proc.returncode,
@@ -188,7 +246,7 @@ class ExportHandler(_NotebookHandler):
             "pdf": self.relative(pdf_file) if pdf_file else None,
             "bundles": [self.relative(p) for p in archives],
             "log": (out + err).decode("utf-8", "replace"),
-        }))
+        }
 
 
 class RolesHandler(_MechnbHandler):

@@ -239,6 +239,10 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
     in a private temporary directory (``pdf.compile_pdf``); only the PDF and log come back.
     """
     paper = result.paper
+    if pdf:
+        from .processes import limit_seconds
+
+        limit_seconds()  # a bad MECHNB_TEX_TIMEOUT is an error before anything is written
     if pdf and not trust:
         refuse_untrusted(paper, engine=engine or result.engine, style=result.style)
     out_dir = output_directory(paper, output_dir)

@@ -36,7 +36,8 @@ from .pdf import compile_pdf, parse_log, run_tex
 from .writer import atomic_write
 
 BUNDLE_KINDS = ("arxiv", "overleaf")
-TIMEOUT = 600.0
+TIMEOUT: float | None = None
+"""Limit of each TeX run of a bundle check (``None``: ``processes.limit_seconds()``)."""
 _PATH_COMMAND_RE = re.compile(
     r"\\(?:includegraphics|input|include|bibliography|addbibresource|graphicspath|"
     r"lstinputlisting|verbatiminput|includepdf)\*?(?:\[[^\]\n]*\])?\{\s*\{?\s*"

@@ -43,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bundle", action="append", choices=("arxiv", "overleaf"),
                         help="also write <stem>-arxiv.tar.gz (checked with pdfLaTeX in an empty "
                              "directory) or <stem>-overleaf.zip; may be given twice")
+    parser.add_argument("--tex-timeout", metavar="SECONDS", type=float,
+                        help="time limit of one compile, wall clock and CPU time per TeX "
+                             "process (default: $MECHNB_TEX_TIMEOUT, else 120)")
     parser.add_argument("--no-cache", action="store_true",
                         help="render every cell again instead of reusing the previous export's "
                              "rendering of unchanged cells")
@@ -67,6 +70,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .context import RenderCache, cache_disabled
     from .styles import parse_style_argument
 
+    if args.tex_timeout is not None:
+        if not args.tex_timeout > 0:
+            raise ExportError(f"--tex-timeout {args.tex_timeout:g} is not a positive number of "
+                              "seconds")
+        import os
+
+        os.environ["MECHNB_TEX_TIMEOUT"] = str(args.tex_timeout)  # this process's compiles
     style = parse_style_argument(args.style) if args.style else None
     name = str(args.notebook)
     paper = read_paper(args.notebook)

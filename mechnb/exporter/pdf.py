@@ -14,11 +14,8 @@ import json
 import os
 import re
 import shutil
-import signal
 import stat
-import subprocess
 import tempfile
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -27,7 +24,7 @@ from typing import Any
 from .. import files
 from ..errors import ExportError
 from ..findings import Finding
-from . import sandbox
+from . import processes, sandbox
 from .codes import export_finding
 from .document import safe_stem
 from .engines import CJK_FONT_ERROR_RE, UNICODE_ERROR_RE, unsupported_message
@@ -361,14 +358,8 @@ def _remember_outputs(tex_path: Path, digest: str, copied: Mapping[str, Path]) -
         write_sidecar(tex_path.parent, {**sidecar, "pdf": compiled})
 
 
-def _kill(proc: subprocess.Popen[str]) -> None:
-    """Stop latexmk and the TeX runs it started (its own process group)."""
-    with contextlib.suppress(OSError):
-        os.killpg(proc.pid, signal.SIGKILL)
-
-
 def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
-                timeout: float = 600.0, sources: Mapping[int, str] | None = None, *,
+                timeout: float | None = None, sources: Mapping[int, str] | None = None, *,
                 engine: str = "xelatex", latex: str | None = None,
                 resources: Mapping[str, bytes] | None = None, keep: Sequence[str] = (),
                 sandboxed: bool | None = None, reuse: bool = True) -> PdfResult:
@@ -381,6 +372,9 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
     overrides ``MECHNB_SANDBOX`` (``None``: auto, ``True``: require, ``False``: off).
     With ``reuse``, when the PDF, log and kept files beside ``tex_path`` are the untouched
     outputs of a compile of the very same input, they are reused instead of compiling again.
+    ``timeout`` limits the compile (wall clock, and CPU time per TeX process; default
+    ``processes.limit_seconds()``: ``$MECHNB_TEX_TIMEOUT`` or 120 s); every TeX process dies with
+    mechnb and the build folder is removed on every path (``processes.run``).
     """
     if engine not in ENGINES:
         raise ExportError(f"unknown TeX engine {engine!r}; use one of {', '.join(ENGINES)}")
@@ -418,7 +412,7 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
         cmd = sandbox.bwrap_command(workdir, argv, env) if use_box else argv
         if progress:
             progress(f"compiling {tex_path.name} with latexmk {ENGINES[engine]} {how} …")
-        returncode = _run(cmd, workdir, env, timeout, progress)
+        returncode = _run(cmd, workdir, env, timeout, progress, cleanup=workdir)
         log_text = (_read_regular(workdir / f"{stem}.log") or b"").decode("utf-8", "replace")
         cells = line_cells(text)
         findings = parse_log(log_text, f"{stem}.tex", cells, sources)
@@ -430,50 +424,40 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
     if returncode == 0 and ".pdf" in copied:
         _remember_outputs(tex_path, digest, copied)
     log = copied.get(".log", out_dir / f"{tex_path.stem}.log")
-    if returncode != 0 and not any(f.name == "tex-error" for f in findings):
-        why = (f"stopped after {timeout:.0f} s" if returncode == -signal.SIGKILL
-               else f"exit code {returncode}")
-        findings.append(export_finding("tex-error", f"latexmk failed ({why}); see {log}"))
+    stopped = processes.describe_stop(returncode, processes.limit_seconds(timeout))
+    if stopped is not None:
+        findings.append(export_finding("tex-error", f"latexmk {stopped}; see {log}"))
+    elif returncode != 0 and not any(f.name == "tex-error" for f in findings):
+        findings.append(export_finding("tex-error",
+                                       f"latexmk failed (exit code {returncode}); see {log}"))
     return PdfResult(pdf=copied.get(".pdf"), log=log, findings=findings, returncode=returncode,
                      sandboxed=use_box, files=copied)
 
 
-def run_tex(argv: Sequence[str], workdir: Path, *, timeout: float = 600.0,
+def run_tex(argv: Sequence[str], workdir: Path, *, timeout: float | None = None,
             progress: Callable[[str], None] | None = None,
             sandboxed: bool | None = None) -> int:
     """Run a TeX program in the private folder ``workdir`` as ``compile_pdf`` runs latexmk (the
-    same environment, in the sandbox where one works); its exit code."""
+    same environment and limits, in the sandbox where one works); its exit code."""
     use_box, _ = sandbox.use_sandbox(sandboxed)
     env = dict(os.environ, **TEX_ENV, TEXMFOUTPUT=str(workdir))
     cmd = sandbox.bwrap_command(workdir, argv, env) if use_box else list(argv)
-    return _run(cmd, workdir, env, timeout, progress)
+    return _run(cmd, workdir, env, timeout, progress, cleanup=None)
 
 
-def _run(cmd: list[str], workdir: Path, env: dict[str, str], timeout: float,
-         progress: Callable[[str], None] | None) -> int:
-    """Run latexmk, relaying its rule runs to ``progress``; killed after ``timeout`` s."""
+def _run(cmd: list[str], workdir: Path, env: dict[str, str], timeout: float | None,
+         progress: Callable[[str], None] | None, *, cleanup: Path | None) -> int:
+    """Run latexmk within the limits of ``processes.run``, relaying its rule runs to
+    ``progress``."""
+    def line(text: str) -> None:
+        m = _PROGRESS_RE.match(text)
+        if m and progress:
+            progress(f"  running {m.group(1)}")
+
     try:
-        proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
-                                encoding="utf-8", errors="replace", start_new_session=True)
+        return processes.run(cmd, workdir, env, wall=timeout, on_line=line, cleanup=cleanup)
     except OSError as exc:
         raise LatexmkMissingError(f"cannot run latexmk ({exc.strerror or exc})") from None
-    assert proc.stdout is not None
-    timer = threading.Timer(timeout, _kill, (proc,))
-    timer.start()
-    try:
-        for line in proc.stdout:
-            m = _PROGRESS_RE.match(line)
-            if m and progress:
-                progress(f"  running {m.group(1)}")
-        proc.wait()
-    except BaseException:
-        _kill(proc)
-        proc.wait()
-        raise
-    finally:
-        timer.cancel()
-    return proc.returncode
 
 
 def _copy_back(workdir: Path, stem: str, tex_path: Path,

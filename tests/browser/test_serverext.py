@@ -246,4 +246,5 @@ def test_a_venue_style_approved_with_mechnb_trust_compiles_from_the_export_butto
     assert trust.returncode == 0, trust.stdout + trust.stderr
     reply = _request(lab_server, "export", data={"path": "venue/venue_paper.ipynb", "pdf": True})
     assert reply["ok"], reply["log"]
+    assert reply["queue_position"] == 0  # nothing else was running
     assert (lab_server.root / reply["pdf"]).read_bytes().startswith(b"%PDF")

@@ -172,7 +172,7 @@ def test_a_runaway_tex_run_is_stopped(tmp_path: Path) -> None:
     compiled = compile_pdf(tex, timeout=3)
     assert compiled.pdf is None
     assert [f.message.split(";")[0] for f in compiled.findings] == [
-        "latexmk failed (stopped after 3 s)"]
+        "latexmk stopped after 3 s, the time limit of one compile"]
 
 
 # Each vector is its own compile: -halt-on-error stops at the first file TeX cannot open.
