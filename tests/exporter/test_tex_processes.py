@@ -9,6 +9,7 @@ notebook in their command line, through ``/proc`` (Linux).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import signal
@@ -178,6 +179,8 @@ def test_the_server_runs_two_exports_queues_four_and_refuses_the_rest() -> None:
         assert queue.running == 0 and queue.waiting == []
         return started, waiting, [t for t in started]
 
-    started, waiting, _ = asyncio.run(scenario())
+    # in a thread of its own: other tests of the session may leave an event loop running here
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        started, waiting, _ = pool.submit(asyncio.run, scenario()).result(timeout=60)
     assert waiting == 4
     assert sorted(started) == [0, 0, 1, 2, 3, 4]  # the position each was told on arrival
