@@ -46,6 +46,11 @@ FORMAT_FINDINGS = {
     "upgraded-nbformat": ("MECH035", Severity.INFO),
 }
 
+_LATIN_RE = re.compile(r"[A-Za-z]")
+CJK_WEIGHT = 3
+"""Latin letters one CJK character counts for when the language is guessed."""
+CJK_SHARE = 0.8
+"""Weighted CJK over Latin letters from which an undeclared paper is Chinese."""
 CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
 """Chinese, Japanese or Korean text (ideographs, kana, hangul, full-width forms)."""
 
@@ -134,10 +139,22 @@ class Paper:
 
     @property
     def lang(self) -> str:
-        """Effective language: declared ``lang``, else ``zh`` if the text is mostly CJK."""
+        """Effective language: declared ``lang``, else by the share of CJK in the markdown.
+
+        A CJK character counts for ``CJK_WEIGHT`` Latin letters (it carries about as much as a
+        short word); the paper is Chinese when the weighted CJK reaches ``CJK_SHARE`` of the
+        Latin letters. One Chinese phrase in an English tutorial (7 characters among 19,000
+        letters) keeps it English — its CJK spans still get CJK fonts — while a Chinese course
+        full of code names and formulas (7,849 characters, 20,201 letters) is Chinese.
+        """
         if self.meta.lang in LANGS:
             return self.meta.lang
-        return "zh" if any(CJK_RE.search(c.source) for c in self.cells if c.is_markdown) else "en"
+        cjk = latin = 0
+        for c in self.cells:
+            if c.is_markdown:
+                cjk += len(CJK_RE.findall(c.source))
+                latin += len(_LATIN_RE.findall(c.source))
+        return "zh" if cjk and cjk * CJK_WEIGHT >= CJK_SHARE * latin else "en"
 
     @property
     def engine(self) -> str:

@@ -1,0 +1,64 @@
+"""Which language (and so which template and engine) an undeclared notebook gets (issue 23):
+the share of CJK in its markdown decides, not a single CJK character."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mechnb.notebook import paper_from_dict
+
+from .conftest import needs_tex
+
+ENGLISH = ("# Circuit tracing\n\nWe trace the circuit a model uses to answer an antonym "
+           "question, following attribution through each layer of the transformer and pruning "
+           "the edges that carry little of the effect. The prompt asks for the opposite of a "
+           "word, and the graph shows which features carry the answer.")
+
+
+def _nb(*sources: str, lang: str | None = None) -> dict[str, object]:
+    meta = {"mechnb": {"lang": lang}} if lang else {"mechnb": {}}
+    return {"nbformat": 4, "nbformat_minor": 5, "metadata": meta,
+            "cells": [{"cell_type": "markdown", "id": f"c{i}", "metadata": {}, "source": s}
+                      for i, s in enumerate(sources)]}
+
+
+def test_one_chinese_phrase_keeps_an_english_notebook_english() -> None:
+    paper = paper_from_dict(_nb(ENGLISH, "The prompt: 小的反义词是大 (the opposite of small)."))
+    assert paper.lang == "en" and paper.engine == "pdflatex"
+
+
+def test_a_chinese_course_with_code_names_and_formulas_is_chinese() -> None:
+    text = ("## 第三讲 注意力机制\n\n本讲介绍 `nn.MultiheadAttention` 的实现，"
+            "包括 $\\mathrm{softmax}(QK^\\top/\\sqrt{d_k})V$ 的计算、掩码的用法，以及 "
+            "`torch.bmm` 与 `einsum` 两种写法的比较。")
+    assert paper_from_dict(_nb(text)).lang == "zh"
+
+
+def test_the_declared_language_wins() -> None:
+    assert paper_from_dict(_nb(ENGLISH, lang="zh")).lang == "zh"
+    assert paper_from_dict(_nb("全部是中文的段落，讲注意力。", lang="en")).lang == "en"
+
+
+@pytest.mark.tex
+@needs_tex()
+def test_the_chinese_phrase_of_an_english_notebook_is_in_its_pdf(tmp_path: Path) -> None:
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext is not installed")
+    path = tmp_path / "tutorial.ipynb"
+    path.write_text(json.dumps(_nb(ENGLISH, "The prompt: 小的反义词是大 (the opposite of small).")),
+                    "utf-8")
+    done = subprocess.run([sys.executable, "-m", "mechnb", "export", str(path), "--pdf"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "latexmk -pdf " in done.stderr  # pdfLaTeX: the English default, no fallback
+    pdf = tmp_path / "build" / "tutorial" / "tutorial.pdf"
+    text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True,
+                          text=True, timeout=60).stdout
+    assert "小的反义词是大" in text.replace(" ", "").replace("\n", "")
+    assert "antonym" in text
