@@ -214,7 +214,7 @@ class _Builder:
                 "— fix metadata mechnb.bibliography"))
             return
         name = safe_stem(path.stem)
-        self.ctx.resources[f"{self.options.files_dir}/{name}.bib"] = data
+        self.ctx.resources[f"{self.options.files_dir}/{name}.bib"] = ordinal_editions(data)
         self.doc.bibliography = f"{self.options.files_dir}/{name}"
 
     # ---- readers
@@ -323,3 +323,24 @@ def build_document(paper: Paper, options: ExportOptions | None = None,
     doc = _Builder(paper, options or ExportOptions(), cache).build()
     doc.source_name = one_line(paper.path.name) if paper.path else "notebook"
     return doc
+
+
+_ORDINALS = ("First", "Second", "Third", "Fourth", "Fifth", "Sixth", "Seventh", "Eighth",
+             "Ninth", "Tenth", "Eleventh", "Twelfth")
+_EDITION_RE = re.compile(rb"(?im)(\bedition\s*=\s*)"
+                         rb"(?:\{\s*(\d{1,3})\s*\}|\"\s*(\d{1,3})\s*\"|(\d{1,3})\b)")
+
+
+def ordinal_editions(bib: bytes) -> bytes:
+    """``edition = {2}`` → ``edition = {Second}`` in the copy of the .bib the export makes
+    (BibTeX styles print the field as written, followed by "edition": "2 edition" reads wrong;
+    the user's file is never changed)."""
+    def ordinal(m: re.Match[bytes]) -> bytes:
+        n = int(next(g for g in m.groups()[1:] if g is not None))
+        if 1 <= n <= len(_ORDINALS):
+            word = _ORDINALS[n - 1]
+        else:
+            suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+            word = f"{n}{suffix}"
+        return m.group(1) + b"{" + word.encode() + b"}"
+    return _EDITION_RE.sub(ordinal, bib) if b"dition" in bib.lower() else bib
