@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import zlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,6 +44,40 @@ def display_width(blob: bytes, metadata: Any) -> float:
     return round(min(0.9, max(0.45, px / 900)) * 20) / 20
 
 
+def image_problem(blob: bytes, mime: str) -> str | None:
+    """Why TeX could not read an image output (a truncated or corrupt file), or ``None``.
+
+    PNG: the signature, then chunks whose CRCs hold, up to ``IEND``; JPEG: start and end
+    markers; PDF: its header and an ``%%EOF``. Reported at the cell instead of as a TeX error.
+    """
+    if mime == "image/png":
+        if blob[:8] != b"\x89PNG\r\n\x1a\n":
+            return "is not a PNG image"
+        pos = 8
+        while pos + 12 <= len(blob):
+            length = int.from_bytes(blob[pos:pos + 4], "big")
+            kind = blob[pos + 4:pos + 8]
+            end = pos + 12 + length
+            if end > len(blob):
+                return "is a truncated PNG image"
+            crc = int.from_bytes(blob[end - 4:end], "big")
+            if zlib.crc32(blob[pos + 4:end - 4]) != crc:
+                name = kind.decode("latin-1")
+                return f"is a corrupt PNG image (bad checksum in its {name!r} chunk)"
+            if kind == b"IEND":
+                return None
+            pos = end
+        return "is a truncated PNG image"
+    if mime == "image/jpeg":
+        if blob[:2] != b"\xff\xd8" or b"\xff\xd9" not in blob[-16:]:
+            return "is not a complete JPEG image"
+        return None
+    if mime == "application/pdf" and (not blob.startswith(b"%PDF")
+                                      or b"%%EOF" not in blob[-1024:]):
+        return "is not a complete PDF"
+    return None
+
+
 def image_outputs(cell: Cell, ctx: RenderContext) -> list[tuple[str, float]]:
     """Store every image output of ``cell`` as a resource; returns (path, width), in order."""
     paths: list[tuple[str, float]] = []
@@ -61,6 +96,11 @@ def image_outputs(cell: Cell, ctx: RenderContext) -> list[tuple[str, float]]:
             except ValueError:
                 ctx.add_finding("unsupported-image", f"output {n + 1} has {mime} data that is "
                                 "not valid base64; re-run the cell")
+                break
+            problem = image_problem(blob, mime)
+            if problem is not None:
+                ctx.add_finding("unsupported-image", f"output {n + 1} has {mime} data that "
+                                f"{problem}; it is left out of the PDF — re-run the cell")
                 break
             meta = output.get("metadata")
             width = display_width(blob, meta.get(mime) if isinstance(meta, Mapping) else None)
