@@ -73,11 +73,14 @@ class LatexRenderer:
         self.ctx = ctx
         self.headings = headings
         self.heading_offset = heading_offset
+        self.footnotes: dict[int, str] = {}
+        """Rendered markdown footnotes by id (``[^label]: …``), written as ``\\footnote``."""
 
     # ---- block level
 
     def render(self, tokens: Sequence[Token]) -> str:
         """LaTeX for a whole token stream."""
+        tokens = self._take_footnotes(tokens)
         chunks: list[tuple[str, bool]] = []  # (latex, is_display)
         i = 0
         while i < len(tokens):
@@ -89,6 +92,32 @@ class LatexRenderer:
             if latex:
                 chunks.append((latex, display))
         return _join(chunks)
+
+    def _take_footnotes(self, tokens: Sequence[Token]) -> Sequence[Token]:
+        """Render the footnote definitions markdown-it collects at the end of the stream (into
+        ``self.footnotes``, for the references) and return the stream without them."""
+        if not any(t.type == "footnote_block_open" for t in tokens):
+            return tokens
+        kept: list[Token] = []
+        inside: list[Token] | None = None
+        current = -1
+        for t in tokens:
+            if t.type == "footnote_open":
+                inside, current = [], int(t.meta.get("id", -1))
+            elif t.type == "footnote_close" and inside is not None:
+                self.footnotes[current] = self.render(inside).strip()
+                inside = None
+            elif inside is not None:
+                inside.append(t)
+            elif t.type not in ("footnote_block_open", "footnote_block_close"):
+                kept.append(t)
+        return kept
+
+    def footnote_ref(self, t: Token, siblings: Sequence[Token], k: int) -> str:
+        note = self.footnotes.get(int(t.meta.get("id", -1)))
+        if note is None:
+            return escape_latex(f"[^{t.meta.get('label', '')}]")
+        return "\\footnote{" + note + "}"
 
     def _until_close(self, tokens: Sequence[Token], i: int, close: str) -> tuple[str, int]:
         """Render tokens after ``tokens[i]`` up to the matching ``close``; returns (latex, next)."""
@@ -424,6 +453,7 @@ INLINE_RULES: dict[str, InlineRule] = {
     "math_inline": LatexRenderer.math_inline,
     "latex_ref": LatexRenderer.latex_ref,
     "citation": LatexRenderer.citation,
+    "footnote_ref": LatexRenderer.footnote_ref,
 }
 """Inline token type → rule."""
 

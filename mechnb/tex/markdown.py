@@ -20,6 +20,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.footnote import footnote_plugin
 
 from .cjkquotes import cjk_quotes
 
@@ -75,12 +76,18 @@ def _bracket_index(state: StateInline) -> tuple[list[int], list[int]]:
     return index
 
 
+_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s\[]{1,100}\]")
+"""``[^label]``: left to the footnote rule (a bounded label, so a run of ``[^`` stays linear)."""
+
+
 def _bracket_guard_rule(state: StateInline, silent: bool) -> bool:
     """``[`` / ``![`` that cannot start a link becomes text before markdown-it looks for one."""
     src, pos = state.src, state.pos
     start = pos + 1 if src[pos] == "!" else pos
     if start >= len(src) or src[start] != "[":
         return False
+    if src[pos] == "[" and _FOOTNOTE_REF.match(src, pos):
+        return False  # a footnote reference [^label]: the footnote rule reads it
     opens, closes = _bracket_index(state)
     k = bisect.bisect_left(closes, start)
     if k < len(closes):
@@ -148,6 +155,7 @@ def parser() -> MarkdownIt:
     md.use(dollarmath_plugin, allow_labels=True, allow_space=True, allow_digits=True,
            double_inline=True)
     md.use(amsmath_plugin)
+    md.use(footnote_plugin)
     md.inline.ruler.before("escape", "latex_ref", _latex_ref_rule)
     md.inline.ruler.before("link", "citation", _citation_rule)
     md.core.ruler.after("smartquotes", "cjk_quotes", cjk_quotes)
