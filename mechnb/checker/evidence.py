@@ -288,12 +288,22 @@ def check_label_in_text(doc: Document, rule: Rule) -> Iterator[Finding]:
             continue
         source = scan.source
         for span in scan.spans:
-            if span.kind != "prose" or "\\label" not in source[span.start:span.end]:
+            inline_math = span.kind == "math" and not span.display
+            if (span.kind != "prose" and not inline_math) or (
+                    "\\label" not in source[span.start:span.end]):
                 continue
             for m in _LABEL.finditer(source, span.start, span.end):
-                if _names_a_heading(source, m.start()) or doc.in_dropped_html(idx, m.start()):
+                if doc.in_dropped_html(idx, m.start()) or (
+                        not inline_math and _names_a_heading(source, m.start())):
                     continue
                 name = m.group(1).strip()
+                if inline_math:
+                    yield rule.at(doc, f"\\label{{{name[:60]}}} stands in inline math, which "
+                                       "LaTeX does not number: the label takes the number of "
+                                       "the enclosing section (?? before the first section); "
+                                       f"write the formula as display math ($$ … "
+                                       f"\\label{{{name[:60]}}} $$)", idx, m.start(), (name,))
+                    continue
                 yield rule.at(doc, f"\\label{{{name[:60]}}} stands in running text, where "
                                    f"LaTeX gives it the number of the enclosing section (?? "
                                    f"before the first section); put it in the heading it names "

@@ -352,7 +352,9 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "A `\\label{}` in the running text of a cell that is not a numbered statement (prose "
        "outside math and headings, in a cell without a role or with a narrative, setup, "
        "formula, mechanism, result or evidence role) takes the number of the enclosing "
-       "section, so `\\cref` to it prints a section number — or ?? before the first section.",
+       "section, so `\\cref` to it prints a section number — or ?? before the first section. "
+       "The same holds for a `\\label` inside inline math (`$x \\label{eq:x}$`): inline "
+       "math is never numbered, so the message suggests display math with the label.",
        evidence.check_label_in_text, group="references"),
     _r("MECH060", "abstract-missing-move", W,
        "Add a sentence that makes the missing move (`mechnb phrases --function abstract`).",
