@@ -211,7 +211,8 @@ class LatexRenderer:
                 if t.type == "th_open":
                     aligns.append({"text-align:center": "c", "text-align:right": "r"}.get(
                         style, "l"))
-                rows[-1].append(self.inline(tokens[j + 1].children or []))
+                rows[-1].append(_minus(tokens[j + 1].content.strip())
+                                or self.inline(tokens[j + 1].children or []))
             elif t.type == "thead_close":
                 header_rows = len(rows)
             j += 1
@@ -468,6 +469,18 @@ def _join(chunks: Sequence[tuple[str, bool]]) -> str:
         out.append(latex)
         prev_display = display
     return "".join(out)
+
+
+_NEGATIVE_NUMBER_RE = re.compile(r"-\s?(\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?)(\s?%)?")
+
+
+def _minus(cell: str) -> str | None:
+    """A table cell that is a negative number, with a real minus sign (``$-$52.59``, not the
+    hyphen ``-52.59`` prints as); ``None`` for any other cell."""
+    m = _NEGATIVE_NUMBER_RE.fullmatch(cell)
+    if m is None:
+        return None
+    return "$-$" + m.group(1) + ("\\%" if m.group(2) else "")
 
 
 def _file_name(cell: int | None, name: str, ext: str) -> str:
