@@ -30,7 +30,8 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from ..findings import Finding, Severity
-from .document import CITE_COMMANDS, REF_PATTERN, Document, finding
+from .document import REF_PATTERN, Document, finding
+from .prose import CITE, HEADING, LABEL, PANDOC_CITE, URL, blank_all, wording_pattern
 
 if TYPE_CHECKING:
     from ..notebook import Cell
@@ -48,11 +49,6 @@ STRONG_KINDS = frozenset({"proof", "intervention", "ablation"})
 CELL_LIMIT = 20_000
 """Cells longer than this are not read (generated text, pasted logs)."""
 
-_CITE = re.compile(r"\\(?:" + "|".join(CITE_COMMANDS) + r")\*?(?:\[[^\[\]]*\]){0,2}\{[^{}]*\}")
-_PANDOC_CITE = re.compile(r"\[[^\[\]\n]*@[^\[\]\n]*\]")
-_LABEL = re.compile(r"\\label\{[^{}]*\}")
-_URL = re.compile(r"\]\([^()\s]*\)|<https?://[^>\s]*>|https?://\S+")
-_HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}(?:[ \t][^\n]*)?$")
 _SENTENCE_END = re.compile(r"[.!?](?=[\s)\]]|$)|[。！？；]|\n[ \t]*\n|\n[ \t]*[-*+][ \t]")
 _NUMBER = re.compile(
     r"(?<![\w.\\^-])(?P<num>\d+(?:\.\d+)?|\.\d+)(?![\d]|\.\d)"
@@ -77,10 +73,7 @@ class Wording:
 
 
 def _compile(patterns: list[str], lang: str) -> re.Pattern[str]:
-    body = "|".join(f"(?:{p})" for p in patterns)
-    if lang == "en":
-        body = r"(?<![A-Za-z])(?:" + body + r")(?![A-Za-z])"
-    return re.compile(body, re.IGNORECASE)
+    return wording_pattern("|".join(f"(?:{p})" for p in patterns), lang)
 
 
 @cache
@@ -108,10 +101,6 @@ class Sentence:
     refs: tuple[str, ...]
 
 
-def _blank_all(pattern: re.Pattern[str], text: str) -> str:
-    return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
-
-
 def sentences(doc: Document, cell: Cell) -> list[Sentence]:
     """The sentences of an exported markdown cell, with citations, labels, URLs, headings and
     code blanked (same length: offsets hold) and the labels each sentence references."""
@@ -123,17 +112,17 @@ def sentences(doc: Document, cell: Cell) -> list[Sentence]:
         if span.kind not in ("prose", "math"):
             chars[span.start:span.end] = re.sub(r"[^\n]", " ", scan.source[span.start:span.end])
     text = "".join(chars)
-    text = _blank_all(_HEADING, text)
+    text = blank_all(HEADING, text)
     refs: list[tuple[int, tuple[str, ...]]] = []
     if "\\" in text:
-        text = _blank_all(_CITE, text)
+        text = blank_all(CITE, text)
         refs = [(m.start(), tuple(n.strip() for n in m.group(2).split(",") if n.strip()))
                 for m in REF_PATTERN.finditer(text)]
-        text = _blank_all(REF_PATTERN, text)
-        text = _blank_all(_LABEL, text)
+        text = blank_all(REF_PATTERN, text)
+        text = blank_all(LABEL, text)
     if "@" in text:
-        text = _blank_all(_PANDOC_CITE, text)
-    text = _blank_all(_URL, text)
+        text = blank_all(PANDOC_CITE, text)
+    text = blank_all(URL, text)
     out: list[Sentence] = []
     start = 0
     for m in [*_SENTENCE_END.finditer(text), None]:

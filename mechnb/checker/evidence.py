@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ..findings import Finding
 from ..notebook import Cell
 from ..roles import get_role
-from ..tex.gate import RAW_LATEX_FORMATS
+from ..tex.gate import is_latex_raw
 from .document import Document
 
 if TYPE_CHECKING:
@@ -139,8 +139,7 @@ def unplaced_labels(doc: Document) -> dict[str, str]:
                     why.setdefault(c.label, problem)
             continue
         if c.cell_type == "raw":
-            fmt = c.metadata.get("format") or c.metadata.get("raw_mimetype")
-            texts_placed = isinstance(fmt, str) and fmt.lower() in RAW_LATEX_FORMATS
+            texts_placed = is_latex_raw(c.metadata)
             if not texts_placed:
                 for m in _LABEL.finditer(c.source):
                     why.setdefault(m.group(1).strip(), f"raw cell {c.index + 1} is not a LaTeX raw "

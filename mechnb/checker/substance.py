@@ -36,7 +36,8 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from ..findings import Finding
-from .document import CITE_COMMANDS, REF_PATTERN, STATEMENT_BOUNDARY, Document
+from .document import REF_PATTERN, STATEMENT_BOUNDARY, Document
+from .prose import CITE, HEADING, LABEL, PANDOC_CITE, URL, blank, blank_all, wording_pattern
 from .text import cell_slots
 
 if TYPE_CHECKING:
@@ -92,10 +93,6 @@ _NOT_A_SYMBOL = re.compile(
 """TeX commands that structure math rather than name a quantity (``\\frac``, ``\\leq``…);
 any other command (``\\Delta``, a notebook macro ``\\mA``) is a symbol."""
 
-_CITE = re.compile(r"\\(?:" + "|".join(CITE_COMMANDS) + r")\*?(?:\[[^\[\]]*\]){0,2}\{[^{}]*\}")
-_PANDOC_CITE = re.compile(r"\[[^\[\]\n]*@[^\[\]\n]*\]")
-_HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}(?:[ \t][^\n]*)?$")
-_URL = re.compile(r"\]\([^()\s]*\)|<https?://[^>\s]*>|https?://\S+")
 _TEX_COMMAND = re.compile(r"\\[A-Za-z@]+\*?|\\.")
 _MARKUP = re.compile(r"[*_{}~`|>#\[\]]")
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’-][A-Za-z0-9]+)*")
@@ -106,7 +103,6 @@ _DIGIT = re.compile(r"\d")
 _MATH_SYMBOL = re.compile(r"\\([A-Za-z]+)|(?<![A-Za-z\\])([A-Za-z])(?![A-Za-z])")
 _MATH_WORD = re.compile(r"\\(?:text|mathrm|operatorname|textrm|textit|mathit|mathsf)\{([A-Za-z]{2,"
                         r"})\}")
-_LABEL = re.compile(r"\\label\{([^{}]*)\}")
 _FIGURE_WORD = re.compile(r"(?i)\b(?:fig(?:ure)?s?|tab(?:le)?s?)\b\.?|%|"
                           r"图\s*\d|表\s*\d|如图|图中|见图|上图|下图|表中|见表|如表|表格")
 _FIGURE_LABEL = re.compile(r"(?i)^(?:fig|tab|table|figure|exp|res)\b")
@@ -159,10 +155,7 @@ class Lexicon:
 
 
 def _compile(pattern: str, lang: str) -> re.Pattern[str]:
-    body = pattern.replace(" ", r"\s*")
-    if lang == "en":
-        body = r"(?<![A-Za-z])(?:" + body + r")(?![A-Za-z])"
-    return re.compile(body, re.IGNORECASE)
+    return wording_pattern(pattern.replace(" ", r"\s*"), lang)
 
 
 @cache
@@ -271,14 +264,6 @@ class Reading:
         return self.cited or bool(self.refs) or self.math or self.code or self.digits
 
 
-def _blank(text: str, start: int, end: int) -> str:
-    return text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
-
-
-def _blank_all(pattern: re.Pattern[str], text: str) -> str:
-    return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
-
-
 def read_cell(doc: Document, idx: int) -> Reading:
     """Split one exported markdown cell into what MECH070 needs."""
     scan = doc.scans[idx]
@@ -296,7 +281,7 @@ def read_cell(doc: Document, idx: int) -> Reading:
         elif span.kind == "math":
             math = True
             digits = digits or bool(_DIGIT.search(piece))
-            labels.update(m.group(1).strip() for m in _LABEL.finditer(piece))
+            labels.update(m.group(1).strip() for m in LABEL.finditer(piece))
             for m in _MATH_SYMBOL.finditer(piece):
                 if m.group(1) is None:
                     symbols.add(m.group(2))
@@ -306,22 +291,22 @@ def read_cell(doc: Document, idx: int) -> Reading:
         else:
             code = True
     prose = "".join(chars)
-    prose = _blank_all(_HEADING, prose)
+    prose = blank_all(HEADING, prose)
     cited = False
     if "\\" in prose or "@" in prose:
-        cited = bool(_CITE.search(prose) or _PANDOC_CITE.search(prose))
-        prose = _blank_all(_CITE, prose)
-        prose = _blank_all(_PANDOC_CITE, prose)
+        cited = bool(CITE.search(prose) or PANDOC_CITE.search(prose))
+        prose = blank_all(CITE, prose)
+        prose = blank_all(PANDOC_CITE, prose)
     refs: set[str] = set()
     if "\\" in prose:
         for m in REF_PATTERN.finditer(prose):
             refs.update(n.strip() for n in m.group(2).split(",") if n.strip())
-        prose = _blank_all(REF_PATTERN, prose)
-        labels.update(m.group(1).strip() for m in _LABEL.finditer(prose))
-        prose = _blank_all(_LABEL, prose)
-        prose = _blank_all(_TEX_COMMAND, prose)
-    prose = _blank_all(_URL, prose)
-    prose = _blank_all(_MARKUP, prose)
+        prose = blank_all(REF_PATTERN, prose)
+        labels.update(m.group(1).strip() for m in LABEL.finditer(prose))
+        prose = blank_all(LABEL, prose)
+        prose = blank_all(_TEX_COMMAND, prose)
+    prose = blank_all(URL, prose)
+    prose = blank_all(_MARKUP, prose)
     numbers = _NUMBER.findall(prose)
     digits = digits or bool(numbers)
     words = len(_EN_WORD.findall(prose)) + len(numbers)
@@ -407,7 +392,7 @@ def _only_stock(role: str, prose: str, content: Content) -> tuple[int, str] | No
                 continue
             if first is None or m.start() < first[0]:
                 first = (m.start(), m.group())
-            left = _blank(left, m.start(), m.end())
+            left = blank(left, m.start(), m.end())
     if first is None or content_of(left):
         return None
     return first

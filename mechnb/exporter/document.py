@@ -16,7 +16,7 @@ from ..notebook import Cell, Paper
 from ..paper_paths import resolve_in_folder
 from ..roles import Role, get_role
 from ..tex.escape import escape_latex, is_safe_name
-from ..tex.gate import RAW_LATEX_FORMATS
+from ..tex.gate import is_latex_raw
 from .codes import export_finding
 from .context import (
     RenderCache,
@@ -294,8 +294,7 @@ class _Builder:
                 self.add(cell, "latex", latex, role)
 
     def read_raw(self, cell: Cell) -> None:
-        fmt = cell.metadata.get("format") or cell.metadata.get("raw_mimetype")
-        if isinstance(fmt, str) and fmt.lower() in RAW_LATEX_FORMATS and cell.source.strip():
+        if is_latex_raw(cell.metadata) and cell.source.strip():
             self.context_for(cell)
             self.add(cell, "latex", cell.source.strip("\n"))
 

@@ -21,13 +21,14 @@ from ..findings import Finding
 from ..notebook import CJK_RE
 from ..roles import Role, registry
 from ..tex.escape import escape_latex, unicode_declarations
+from ..tex.gate import BUILTIN_TEMPLATES as BUILTIN_TEMPLATE_NAMES
 from .document import Block, Document
 from .styles import Style, apply_style
 
 PLACEHOLDER_RE = re.compile(r"\(\(\(\s*([a-z_]+)\s*\)\)\)")
 MARKER = "% mechnb:cell "
 _MARKER_RE = re.compile(r"^% mechnb:cell (\d+)\s*$")
-BUILTIN_TEMPLATES = {"article": "article.tex", "ctexart": "ctexart.tex"}
+BUILTIN_TEMPLATES = {name: f"{name}.tex" for name in BUILTIN_TEMPLATE_NAMES}
 TEMPLATE_FIELDS = ("generated_by", "extra_packages", "environments", "title", "authors",
                    "abstract", "body", "bibliography", "appendix")
 """Placeholders a template may use; ``body`` is required."""

@@ -50,3 +50,30 @@ def needs_tex() -> pytest.MarkDecorator:
     """Skip unless xelatex and latexmk are installed (``make tex`` installs them)."""
     missing = not (shutil.which("xelatex") and shutil.which("latexmk"))
     return pytest.mark.skipif(missing, reason="TeX Live (xelatex, latexmk) is not installed")
+
+
+def markdown_notebook(*sources: str, **meta: object) -> dict[str, object]:
+    """A notebook of markdown cells (``metadata.mechnb`` from ``meta``)."""
+    return {"nbformat": 4, "nbformat_minor": 5, "metadata": {"mechnb": dict(meta)},
+            "cells": [{"cell_type": "markdown", "id": f"c{i}", "metadata": {}, "source": s}
+                      for i, s in enumerate(sources)]}
+
+
+def export_pdf_text(folder: Path, stem: str, nb: dict[str, object]) -> tuple[str, str]:
+    """Write ``nb`` as ``folder/<stem>.ipynb``, export it with ``mechnb export --pdf`` (a real
+    CLI process, default engine) and return its stderr and the PDF's text (pdftotext; the test
+    is skipped without it). The export must succeed."""
+    import json
+    import subprocess
+
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext is not installed")
+    path = folder / f"{stem}.ipynb"
+    path.write_text(json.dumps(nb), "utf-8")
+    done = subprocess.run([sys.executable, "-m", "mechnb", "export", str(path), "--pdf"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    pdf = folder / "build" / stem / f"{stem}.pdf"
+    text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True,
+                          text=True, timeout=60, check=True).stdout
+    return done.stderr, text

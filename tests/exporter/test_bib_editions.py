@@ -3,17 +3,13 @@ the user's .bib is never changed, only the copy the export makes."""
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from mechnb.exporter.document import ordinal_editions
 
-from .conftest import needs_tex
+from .conftest import export_pdf_text, markdown_notebook, needs_tex
 
 
 @pytest.mark.parametrize(("field", "expected"), [
@@ -28,20 +24,10 @@ def test_numeric_editions_become_ordinals(field: bytes, expected: bytes) -> None
 @pytest.mark.tex
 @needs_tex()
 def test_the_pdf_reads_second_edition_and_the_bib_is_untouched(tmp_path: Path) -> None:
-    if shutil.which("pdftotext") is None:
-        pytest.skip("pdftotext is not installed")
     bib = (b"@book{knuth1984,\n  author = {Donald E. Knuth},\n  title = {The TeXbook},\n"
            b"  publisher = {Addison-Wesley},\n  year = {1984},\n  edition = {2}\n}\n")
     (tmp_path / "refs.bib").write_bytes(bib)
-    nb = {"nbformat": 4, "nbformat_minor": 5,
-          "metadata": {"mechnb": {"bibliography": "refs.bib", "title": "Editions"}},
-          "cells": [{"cell_type": "markdown", "id": "a", "metadata": {},
-                     "source": "As the manual says \\citep{knuth1984}."}]}
-    (tmp_path / "p.ipynb").write_text(json.dumps(nb), "utf-8")
-    done = subprocess.run([sys.executable, "-m", "mechnb", "export", str(tmp_path / "p.ipynb"),
-                           "--pdf"], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    text = subprocess.run(["pdftotext", str(tmp_path / "build" / "p" / "p.pdf"), "-"],
-                          capture_output=True, text=True, timeout=60).stdout
+    _, text = export_pdf_text(tmp_path, "p", markdown_notebook(
+        "As the manual says \\citep{knuth1984}.", bibliography="refs.bib", title="Editions"))
     assert "second edition" in " ".join(text.split()).lower() and "2 edition" not in text
     assert (tmp_path / "refs.bib").read_bytes() == bib

@@ -3,10 +3,6 @@ printed literally)."""
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +11,7 @@ from mechnb.exporter.context import RenderContext
 from mechnb.exporter.markdown import render_markdown
 from mechnb.tex.markdown import parse
 
-from .conftest import needs_tex
+from .conftest import export_pdf_text, markdown_notebook, needs_tex
 
 SOURCE = ("The bound is tight[^tight] for one repeated distractor[^2].\n\n"
           "[^tight]: Equality holds when every other logit equals $z_1 - \\Delta$.\n"
@@ -43,17 +39,7 @@ def test_a_run_of_footnote_openers_stays_text() -> None:
 @pytest.mark.tex
 @needs_tex()
 def test_the_pdf_has_the_footnote_not_the_markup(tmp_path: Path) -> None:
-    if shutil.which("pdftotext") is None:
-        pytest.skip("pdftotext is not installed")
-    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {"mechnb": {"title": "Notes"}},
-          "cells": [{"cell_type": "markdown", "id": "a", "metadata": {}, "source": SOURCE}]}
-    path = tmp_path / "notes.ipynb"
-    path.write_text(json.dumps(nb), "utf-8")
-    done = subprocess.run([sys.executable, "-m", "mechnb", "export", str(path), "--pdf"],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    text = subprocess.run(["pdftotext", str(tmp_path / "build" / "notes" / "notes.pdf"), "-"],
-                          capture_output=True, text=True, timeout=60).stdout
+    _, text = export_pdf_text(tmp_path, "notes", markdown_notebook(SOURCE, title="Notes"))
     flat = " ".join(text.split())
     assert "[^" not in flat and "See the appendix." in flat
     assert flat.index("for one repeated distractor") < flat.index("See the appendix.")

@@ -3,17 +3,13 @@ the share of CJK in its markdown decides, not a single CJK character."""
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from mechnb.notebook import paper_from_dict
 
-from .conftest import needs_tex
+from .conftest import export_pdf_text, markdown_notebook, needs_tex
 
 ENGLISH = ("# Circuit tracing\n\nWe trace the circuit a model uses to answer an antonym "
            "question, following attribution through each layer of the transformer and pruning "
@@ -22,10 +18,7 @@ ENGLISH = ("# Circuit tracing\n\nWe trace the circuit a model uses to answer an 
 
 
 def _nb(*sources: str, lang: str | None = None) -> dict[str, object]:
-    meta = {"mechnb": {"lang": lang}} if lang else {"mechnb": {}}
-    return {"nbformat": 4, "nbformat_minor": 5, "metadata": meta,
-            "cells": [{"cell_type": "markdown", "id": f"c{i}", "metadata": {}, "source": s}
-                      for i, s in enumerate(sources)]}
+    return markdown_notebook(*sources, **({"lang": lang} if lang else {}))
 
 
 def test_one_chinese_phrase_keeps_an_english_notebook_english() -> None:
@@ -48,17 +41,8 @@ def test_the_declared_language_wins() -> None:
 @pytest.mark.tex
 @needs_tex()
 def test_the_chinese_phrase_of_an_english_notebook_is_in_its_pdf(tmp_path: Path) -> None:
-    if shutil.which("pdftotext") is None:
-        pytest.skip("pdftotext is not installed")
-    path = tmp_path / "tutorial.ipynb"
-    path.write_text(json.dumps(_nb(ENGLISH, "The prompt: 小的反义词是大 (the opposite of small).")),
-                    "utf-8")
-    done = subprocess.run([sys.executable, "-m", "mechnb", "export", str(path), "--pdf"],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert "latexmk -pdf " in done.stderr  # pdfLaTeX: the English default, no fallback
-    pdf = tmp_path / "build" / "tutorial" / "tutorial.pdf"
-    text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True,
-                          text=True, timeout=60).stdout
+    stderr, text = export_pdf_text(tmp_path, "tutorial", markdown_notebook(
+        ENGLISH, "The prompt: 小的反义词是大 (the opposite of small)."))
+    assert "latexmk -pdf " in stderr  # pdfLaTeX: the English default, no fallback
     assert "小的反义词是大" in text.replace(" ", "").replace("\n", "")
     assert "antonym" in text
