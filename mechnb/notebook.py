@@ -53,6 +53,20 @@ CJK_SHARE = 0.8
 """Weighted CJK over Latin letters from which an undeclared paper is Chinese."""
 CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
 """Chinese, Japanese or Korean text (ideographs, kana, hangul, full-width forms)."""
+HANGUL_RE = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+"""Korean letters: no font of pdfLaTeX's CJK (Arphic) or of ctex's default (Fandol) has them."""
+KANA_RE = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff]")
+"""Japanese kana: Fandol has them but not in Japanese shapes; Noto CJK JP does."""
+SCRIPT_FONTS = {"Korean (Hangul)": (HANGUL_RE, "KR"), "Japanese (kana)": (KANA_RE, "JP")}
+"""A script the default CJK fonts lack → the Noto CJK region its text is set in."""
+
+
+def script_region(text: str) -> str | None:
+    """The Noto CJK region (``KR``, ``JP``) the text of ``text`` needs, or ``None``."""
+    for pattern, region in SCRIPT_FONTS.values():
+        if pattern.search(text):
+            return region
+    return None
 
 
 @dataclass(frozen=True)

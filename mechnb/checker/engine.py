@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..findings import Finding
-from ..notebook import CJK_RE
+from ..notebook import CJK_RE, HANGUL_RE
 from ..tex.escape import pdflatex_lacks
 from .document import Document
 
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
 
 def _typesettable(char: str) -> bool:
-    return (char.isascii() or CJK_RE.match(char) is not None or "\u3000" <= char <= "\u303f"
-            or not pdflatex_lacks(char))
+    return (char.isascii() or (CJK_RE.match(char) is not None and not HANGUL_RE.match(char))
+            or "\u3000" <= char <= "\u303f" or not pdflatex_lacks(char))
 
 
 def check_pdflatex_characters(doc: Document, rule: Rule) -> Iterator[Finding]:

@@ -20,21 +20,19 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from ..findings import Finding
+from ..tex.mathcompat import (
+    ESCAPED,
+    INNER_FORM,
+    TEXT_COMMANDS,
+    TEXT_SPECIALS,
+    rewrites,
+    text_argument_specials,
+)
 from ..tex.scan import Span
 from .document import Document
 
 if TYPE_CHECKING:
     from .rule import Rule
-
-TEXT_COMMANDS = ("text", "textrm", "textit", "textbf", "textsf", "texttt", "mbox", "hbox")
-"""Commands whose argument MathJax and LaTeX both typeset as text inside math."""
-TEXT_SPECIALS = {
-    "_": "`_` (a subscript)", "^": "`^` (a superscript)", "#": "`#` (a macro parameter)",
-    "&": "`&` (an alignment tab)", "%": "`%` (a comment: TeX drops the rest of the line)",
-}
-"""Characters MathJax prints literally inside ``\\text{…}`` and LaTeX reads as TeX syntax."""
-ESCAPED = {"_": "\\_", "^": "\\^{}", "#": "\\#", "&": "\\&", "%": "\\%"}
-"""How each of ``TEXT_SPECIALS`` is written in LaTeX text."""
 
 MATHJAX_ONLY: dict[str, str] = {
     "LaTeX": "LaTeX's `\\LaTeX` works in text only; write `\\text{\\LaTeX}`",
@@ -63,12 +61,6 @@ MATHJAX_ONLY: dict[str, str] = {
 }
 """Commands MathJax accepts in math that LaTeX with mechnb's preamble rejects, with the fix."""
 
-DISPLAY_ENVIRONMENTS = frozenset(
-    name + star for name in ("equation", "align", "gather", "multline", "flalign", "alignat",
-                             "eqnarray")
-    for star in ("", "*"))
-"""Environments that start display math themselves (their ``…ed`` forms nest; these cannot)."""
-
 _COMMAND = re.compile(
     r"(?<!\\)(?P<run>\\+)(?P<name>"
     + "|".join(sorted({*TEXT_COMMANDS, *MATHJAX_ONLY}, key=len, reverse=True))
@@ -76,9 +68,6 @@ _COMMAND = re.compile(
 _ARG_OPEN = re.compile(r"[ \t]*\{")
 _DEFINE = re.compile(
     r"(?<!\\)\\(?P<how>newcommand|DeclareMathOperator)\*?[ \t]*\{?[ \t]*\\(?P<name>[A-Za-z]+)")
-_TEXT_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[{}$_^#&%]", re.DOTALL)
-_BEGIN = re.compile(r"\\begin[ \t]*\{[ \t]*([A-Za-z]+\*?)[ \t]*\}")
-_END_OF = {name: "\\end{" + name + "}" for name in DISPLAY_ENVIRONMENTS}
 
 
 @dataclass
@@ -92,6 +81,8 @@ class _Found:
     nested_in: dict[tuple[int, str], str] = field(default_factory=dict)
     defined: dict[tuple[int, str], list[int]] = field(default_factory=dict)
     defined_by: dict[tuple[int, str], str] = field(default_factory=dict)
+    other: dict[tuple[int, str], list[tuple[int, str]]] = field(default_factory=dict)
+    """``array-columns`` and ``stray-dollar`` rewrites: (offset, detail)."""
 
 
 @cache
@@ -122,7 +113,7 @@ def _found(doc: Document) -> _Found:
                     # markdown reads these as escaped brackets: Jupyter and the PDF show text
                     continue
                 _scan_commands(cached, cell, scan.source, span)
-                _scan_environments(cached, cell, scan.source, span, opened)
+                _scan_rewrites(cached, cell, scan.source, span, opened)
                 _scan_definitions(cached, cell, scan.source, span)
     return cached
 
@@ -153,54 +144,31 @@ def _scan_commands(found: _Found, cell: int, src: str, span: Span) -> None:
         if arg is None:
             continue
         specials, resume = text_argument_specials(src, arg.end() - 1, span.end)
-        for offset, char in specials:
-            found.specials.setdefault((cell, char), []).append(offset)
+        for _offset, char in specials:  # the offsets come from the rewrites (_scan_rewrites)
             found.special_command.setdefault((cell, char), name)
 
 
-def _scan_environments(found: _Found, cell: int, src: str, span: Span, opened: str) -> None:
-    if src.find("\\begin", span.start, span.end) < 0:
-        return
-    first = tail = None
-    for m in _BEGIN.finditer(src, span.start, span.end):
-        name = m.group(1)
-        if name not in DISPLAY_ENVIRONMENTS:
-            continue
-        if opened == "$$":
-            # the exporter writes a display that is only one environment as that environment
-            if first is None:
-                content = src[span.start:span.end]
-                first = span.start + len(content) - len(content.lstrip())
-                tail = content.rstrip()[-40:]
-            if m.start() == first and tail is not None and tail.endswith(_END_OF[name]):
-                continue
-        found.nested.setdefault((cell, name), []).append(m.start())
-        found.nested_in.setdefault((cell, name), opened)
+def _scan_rewrites(found: _Found, cell: int, src: str, span: Span, opened: str) -> None:
+    start, end = span.start, span.end
+    if opened == "env":  # read the environment whole, as the exporter does
+        begin = src.rfind("\\begin", max(0, start - 60), start)
+        close = src.find("}", end + 4, end + 60)
+        if begin >= 0 and close >= 0 and src.startswith("\\end", end):
+            start, end = begin, close + 1
+    math = src[start:end]
+    for r in rewrites(math, display=opened != "$", alone_ok=opened in ("$$", "env")):
+        key = (cell, r.detail)
+        if r.kind == "text-special":
+            found.specials.setdefault(key, []).append(start + r.offset)
+        elif r.kind == "nested-display":
+            found.nested.setdefault(key, []).append(start + r.offset)
+            found.nested_in.setdefault(key, opened)
+        else:
+            found.other.setdefault((cell, r.kind), []).append((start + r.offset, r.detail))
 
 
 def _more(n: int) -> str:
     return f" (and {n} more in this cell)" if n else ""
-
-
-def text_argument_specials(source: str, start: int, end: int) -> tuple[list[tuple[int, str]], int]:
-    """The unescaped ``TEXT_SPECIALS`` of the braced argument opening at ``start`` (outside any
-    ``$…$`` nested in it), and the offset after the argument (``end`` if it is not closed)."""
-    found: list[tuple[int, str]] = []
-    depth = 0
-    in_math = False
-    for t in _TEXT_TOKEN.finditer(source, start, end):
-        token = t.group()
-        if token == "{":
-            depth += 1
-        elif token == "}":
-            depth -= 1
-            if depth == 0:
-                return found, t.end()
-        elif token == "$":
-            in_math = not in_math
-        elif token in TEXT_SPECIALS and not in_math:
-            found.append((t.start(), token))
-    return found, end
 
 
 def _delimiter(source: str, span: Span) -> str:
@@ -214,12 +182,13 @@ def _delimiter(source: str, span: Span) -> str:
 
 
 def check_text_specials(doc: Document, rule: Rule) -> Iterator[Finding]:
-    """``_ ^ # & %`` written bare inside ``\\text{…}``-like arguments in math."""
+    """``_ ^ # & %`` written bare inside ``\\text{…}``-like arguments in math: escaped on
+    export (``mechnb.tex.mathcompat``)."""
     found = _found(doc)
     for (cell, char), offsets in found.specials.items():
-        command = found.special_command[(cell, char)]
+        command = found.special_command.get((cell, char), "text")
         yield rule.at(doc, f"{TEXT_SPECIALS[char]} inside `\\{command}{{…}}` in math: MathJax "
-                           f"prints it, LaTeX stops with an error; write `{ESCAPED[char]}`"
+                           f"prints it, LaTeX would stop; rewritten on export as `{ESCAPED[char]}`"
                            f"{_more(len(offsets) - 1)}", cell, offsets[0], labels=(char,))
 
 
@@ -234,15 +203,39 @@ def check_mathjax_only(doc: Document, rule: Rule) -> Iterator[Finding]:
 
 def check_nested_display(doc: Document, rule: Rule) -> Iterator[Finding]:
     """A display environment inside other math (``$…$``, ``$$ x \\begin{align}…$$``,
-    ``\\begin{equation}\\begin{align}``); ``$$\\begin{align}…\\end{align}$$`` alone is fine."""
+    ``\\begin{equation}\\begin{align}``): exported in its inner form (``aligned``…);
+    ``$$\\begin{align}…\\end{align}$$`` alone is fine."""
     found = _found(doc)
     for (cell, name), offsets in found.nested.items():
         where = {"$": "inline math `$…$`", "$$": "`$$…$$` next to other math",
                  "env": "another display environment"}[found.nested_in[(cell, name)]]
         yield rule.at(doc, f"`\\begin{{{name}}}` inside {where}: MathJax renders it, LaTeX "
-                           "stops (display environments do not nest); write the environment on "
-                           f"its own, or use `{_inner(name)}` inside the math"
-                           f"{_more(len(offsets) - 1)}", cell, offsets[0], labels=(name,))
+                           f"would stop (display environments do not nest); rewritten on export "
+                           f"as {_inner(name)}{_more(len(offsets) - 1)}", cell, offsets[0],
+                      labels=(name,))
+
+
+def check_other_rewrites(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """An ``array`` using more columns than it declares, a ``$`` inside display math: both
+    rewritten on export (``mechnb.tex.mathcompat``)."""
+    for (cell, kind), hits in _found(doc).other.items():
+        offset, detail = hits[0]
+        if kind == "array-columns":
+            declared, used = detail.split(" → ")
+            message = (f"an `array` declares {declared} column{'s' if declared != '1' else ''} "
+                       f"and a row uses {used}: MathJax renders it, LaTeX would stop (\"Extra "
+                       f"alignment tab\"); exported with {used} columns")
+        elif kind == "eqnarray-columns":
+            message = (f"an `{detail}` with rows of more than three cells: MathJax renders it, "
+                       f"LaTeX would stop (\"Extra alignment tab\"); exported as "
+                       f"`align{detail.removeprefix('eqnarray')}`")
+        elif kind == "cjk-in-math":
+            message = (f"{detail!r} written in math: MathJax sets it in a text font, LaTeX's math "
+                       "fonts have no CJK (it would vanish); exported inside `\\text{…}`")
+        else:
+            message = ("a `$` inside display math: MathJax ignores it, LaTeX would stop (\"Display "
+                       "math should end with $$\"); dropped on export")
+        yield rule.at(doc, message + _more(len(hits) - 1), cell, offset, labels=(kind,))
 
 
 def check_redefined(doc: Document, rule: Rule) -> Iterator[Finding]:
@@ -258,7 +251,5 @@ def check_redefined(doc: Document, rule: Rule) -> Iterator[Finding]:
 
 
 def _inner(name: str) -> str:
-    base = name.rstrip("*")
-    return {"align": "aligned", "gather": "gathered", "alignat": "alignedat",
-            "flalign": "aligned", "eqnarray": "aligned", "multline": "split",
-            "equation": "the bare formula"}[base]
+    inner = INNER_FORM[name.rstrip("*")]
+    return f"`{inner}`" if inner else "its bare content"

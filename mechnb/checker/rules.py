@@ -244,11 +244,13 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "contain no character that would end or escape the name in the .tex (spaces, "
        "`# % \\ { } $ & ~ ^ ,`); the exporter drops such names.",
        text.check_names, group="references"),
-    _r("MECH036", "text-special-in-math", W,
-       "Escape the character inside `\\text{…}` (`\\_`, `\\^{}`, `\\#`, `\\&`, `\\%`).",
+    _r("MECH036", "text-special-in-math", INFO,
+       "Nothing to do: the export escapes it (write `\\_` yourself to silence this).",
        "Inside math, the argument of `\\text`, `\\textrm`, `\\textit`, `\\textbf`, "
-       "`\\textsf`, `\\texttt`, `\\mbox` or `\\hbox` holds no bare `_ ^ # & %` (math nested "
-       "in it with `$…$` may): MathJax prints them, LaTeX stops (\"Missing $ inserted\"…).",
+       "`\\textsf`, `\\texttt`, `\\mbox` or `\\hbox` holds a bare `_ ^ # & %` (math nested "
+       "in it with `$…$` may): MathJax prints it, LaTeX would stop (\"Missing $ inserted\"…), "
+       "so the export writes it escaped (`\\text{hidden_states}` → `\\text{hidden\\_states}`), "
+       "one of the MathJax-compatibility rewrites of `mechnb/tex/mathcompat.py`.",
        mathjax.check_text_specials, group="tex"),
     _r("MECH037", "mathjax-only-command", W,
        "Rewrite the command in LaTeX (the message says how).",
@@ -259,12 +261,15 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "loaded. The harmless MathJax-only macros (`\\gt`, `\\lt`, `\\bbox`, `\\class`, "
        "`\\cssId`, `\\style`, `\\require`) are defined by the exporter and not reported.",
        mathjax.check_mathjax_only, group="tex"),
-    _r("MECH038", "nested-display-math", W,
-       "Write the display environment on its own, or use its inner form (`aligned`…).",
+    _r("MECH038", "nested-display-math", INFO,
+       "Nothing to do: the export writes its inner form (use `aligned`… yourself to silence "
+       "this).",
        "A display environment (`equation`, `align`, `gather`, `multline`, `flalign`, "
        "`alignat`, `eqnarray`, starred or not) inside inline math `$…$`, inside `$$…$$` "
-       "together with other math, or inside another display environment. MathJax renders it; "
-       "LaTeX stops. `$$\\begin{align}…\\end{align}$$` alone is fine (exported as the bare "
+       "together with other math (`$$\\left\\{\\begin{align*}…\\end{align*}\\right.$$`), or "
+       "inside another display environment. MathJax renders it; LaTeX would stop, so the "
+       "export writes its inner form (`aligned`, `gathered`, `alignedat`; `equation` "
+       "unwrapped). `$$\\begin{align}…\\end{align}$$` alone is fine (exported as the bare "
        "environment).",
        mathjax.check_nested_display, group="tex"),
     _r("MECH039", "macro-already-defined", W,
@@ -517,6 +522,16 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "`mechnb export --pdf` stops on unapproved items. Example: a raw cell "
        "`\\begin{tikzpicture}…`.",
        text.check_needs_review, group="tex"),
+    _r("MECH080", "math-rewritten", INFO,
+       "Nothing to do: the export makes it valid LaTeX (fix the math to silence this).",
+       "Math Jupyter's MathJax renders and LaTeX rejects, rewritten on export (the other "
+       "rewrites are MECH036 and MECH038): an `array` whose rows use more cells than its "
+       "column specification declares gets `c` columns appended; a `$` inside display math "
+       "is dropped; an `eqnarray` with rows of more than three cells becomes `align`; "
+       "Chinese, Japanese or Korean text in math goes into `\\text{…}` (math fonts have no "
+       "CJK). Example: `\\begin{array}{cc} a & b & c \\end{array}` is exported with "
+       "`{ccc}`.",
+       mathjax.check_other_rewrites, group="tex"),
     *(_r(code, slug, severity, _READING_DOCS[slug][0], _READING_DOCS[slug][1], _reading(code),
          group="format")
       for slug, (code, severity) in FORMAT_FINDINGS.items()),

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ExportError, MechnbError
 from ..findings import Finding, Severity
@@ -22,14 +22,20 @@ from .context import RenderCache, cache_disabled
 from .document import ExportOptions, build_document, safe_stem
 from .engines import (
     LUATEXJA_MISSING,
+    NO_FONT,
     choose_engine,
     fallback_engine,
     lualatex_findings,
     pdftex_findings,
+    script_font_findings,
 )
-from .latex import RenderedTex, render_latex
+from .fallback import MAX_FORMULAS_AS_CODE, error_line, formula_as_code
+from .latex import RenderedTex, line_cells, render_latex
 from .styles import Style, parse_style, resolve_style
 from .writer import write_export
+
+if TYPE_CHECKING:
+    from .pdf import PdfResult
 
 
 @dataclass
@@ -123,6 +129,8 @@ def render(paper: Paper, *, template: str | None = None, include_code: bool = Fa
             findings.append(note)
     elif chosen.name == "lualatex":
         findings += lualatex_findings(rendered)
+    if chosen.name != "pdflatex":
+        findings += script_font_findings(rendered, {c.index: c.source for c in paper.cells})
     return ExportResult(latex=rendered.text, resources=resources, findings=findings,
                         paper=paper, rendered=rendered, citations=doc.citations, cache=cache,
                         engine=chosen.name, style=style)
@@ -260,14 +268,33 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
                           "directory with -o DIR") from None
     if progress:
         progress(f"wrote {result.tex_path}")
-    compiles = (engine or result.engine) != "lualatex" or not any(
-        f.name == LUATEXJA_MISSING for f in result.findings)
-    if pdf and compiles:  # a LuaLaTeX run that cannot load ctex is not started (MECH832)
+    compiles = not any(f.name == NO_FONT for f in result.findings) and (
+        (engine or result.engine) != "lualatex"
+        or not any(f.name == LUATEXJA_MISSING for f in result.findings))
+    # not started: a LuaLaTeX run that cannot load ctex (MECH832), text without a font (MECH833)
+    if pdf and compiles:
         from .pdf import compile_pdf
 
+        sources = {c.index: c.source for c in paper.cells}
         compiled = compile_pdf(result.tex_path, progress, engine=engine or result.engine,
-                               latex=result.latex, resources=result.resources,
-                               sources={c.index: c.source for c in paper.cells})
+                               latex=result.latex, resources=result.resources, sources=sources)
+        for _ in range(MAX_FORMULAS_AS_CODE):  # a formula TeX rejects: printed as code, again
+            patched = (None if compiled.pdf is not None or _stopped(compiled)
+                       else formula_as_code(result.latex, error_line(_log_text(compiled.log))
+                                            or 0))
+            if patched is None:
+                break
+            result.latex, replaced = patched
+            cell = line_cells(result.latex)[replaced.first_line - 1]
+            result.findings.append(export_finding(
+                "formula-as-code", f"TeX rejects this formula "
+                f"({_tex_error(compiled)}); it is printed as code so the PDF builds: "
+                f"{replaced.formula[:80]!r}", cell))
+            result.tex_path = write_export(out_dir, stem + ".tex", result.latex,
+                                           result.resources, True)
+            compiled = compile_pdf(result.tex_path, progress, engine=engine or result.engine,
+                                   latex=result.latex, resources=result.resources,
+                                   sources=sources)
         result.pdf_path = compiled.pdf
         result.log_path = compiled.log
         result.findings.extend(f for f in compiled.findings if not _already_found(f, result))
@@ -304,3 +331,23 @@ def paper_findings(paper: Paper) -> list[Finding]:
         return [*paper.findings, export_finding(
             "checks-failed", f"the closing-loop checks crashed ({type(exc).__name__}: {exc}); "
             "the draft is exported without them — please report this")]
+
+
+def _stopped(compiled: PdfResult) -> bool:
+    """Whether the compile was stopped (time limit, signal) rather than failing on an error."""
+    from . import processes
+
+    return processes.describe_stop(compiled.returncode, processes.limit_seconds()) is not None
+
+
+def _log_text(log: Path) -> str:
+    try:
+        return log.read_text("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _tex_error(compiled: PdfResult) -> str:
+    """TeX's message of the failed compile, shortened."""
+    first = next((f.message for f in compiled.findings if f.name == "tex-error"), "a TeX error")
+    return first.split(";")[0][:120]

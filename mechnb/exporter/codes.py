@@ -32,6 +32,8 @@ EXPORT_FINDINGS: dict[str, tuple[str, Severity]] = {
     "bundle-absolute-path": ("MECH830", Severity.ERROR),
     "bundle-without-bbl": ("MECH831", Severity.ERROR),
     "lualatex-without-luatexja": ("MECH832", Severity.ERROR),
+    "no-font-for-script": ("MECH833", Severity.ERROR),
+    "formula-as-code": ("MECH834", Severity.WARNING),
 }
 """slug → (code, severity); documented in README's export section."""
 

@@ -255,12 +255,22 @@ def terminal_text(text: str) -> str:
     return _CONTROL_RE.sub("", text)
 
 
+VERBATIM_BEGIN = "\\begin{Verbatim}"
+"""How code and text outputs open in the ``.tex``: fvextra's ``Verbatim``, whose long lines wrap
+(``breaklines``, ``breakanywhere``) instead of running off the page or stalling XeTeX."""
+
+
 def verbatim(text: str) -> str:
-    """A ``verbatim`` environment holding ``text`` (typewriter lines if it contains the end
+    """A ``Verbatim`` environment holding ``text`` (typewriter lines if it contains the end
     marker itself, which no verbatim environment can hold); control characters are removed."""
     text = terminal_text(text).rstrip("\n")
     if "\\end" not in text or not _verbatim_end(text):
-        return "\\begin{verbatim}\n" + text + "\n\\end{verbatim}"
+        return VERBATIM_BEGIN + "\n" + text + "\n\\end{Verbatim}"
+    return typewriter_lines(text)
+
+
+def typewriter_lines(text: str) -> str:
+    """``text`` as escaped typewriter lines (no package needed, any content)."""
     lines = [escape_latex(line).replace(" ", "~") or "~" for line in text.split("\n")]
     return "\\begin{flushleft}\\ttfamily\n" + "\\\\\n".join(lines) + "\n\\end{flushleft}"
 
@@ -268,7 +278,7 @@ def verbatim(text: str) -> str:
 def _verbatim_end(text: str) -> bool:
     import re
 
-    return re.search(r"\\end\s*\{verbatim\}", text) is not None
+    return re.search(r"\\end\s*\{Verbatim\}", text) is not None
 
 
 def cache_disabled() -> bool:

@@ -12,9 +12,10 @@ from dataclasses import dataclass, replace
 
 from ..errors import ExportError
 from ..findings import Finding
-from ..notebook import CJK_RE, TEX_ENGINES, Paper
+from ..notebook import CJK_RE, HANGUL_RE, SCRIPT_FONTS, TEX_ENGINES, Paper
 from ..tex.escape import pdftex_characters
-from .codes import export_finding
+from .codes import EXPORT_FINDINGS, export_finding
+from .context import VERBATIM_BEGIN
 from .latex import CJK_SUPPORT_RE, RenderedTex
 
 
@@ -113,6 +114,10 @@ CJK_FONT_ERROR_RE = re.compile(r"Font C\d+/\w+/\S*=\w+?u([0-9a-fA-F]{2,4}) .*not
 """CJKutf8's error for a character outside its fonts: it names the 256-character block only."""
 
 
+CHARACTERS_PER_CELL = 3
+"""Characters of one cell reported one by one; the rest of them share one finding."""
+
+
 def unsupported_message(char: str) -> str:
     """What a finding says about a character pdfLaTeX cannot typeset."""
     return (f"pdfLaTeX cannot typeset {char!r} (U+{ord(char):04X}), and arXiv and most venue "
@@ -130,20 +135,39 @@ def pdftex_findings(rendered: RenderedTex, sources: dict[int, str] | None = None
     declared = set(_DECLARED_RE.findall(text))
     cjk_ok = CJK_SUPPORT_RE.search(text) is not None
     seen: set[tuple[str, int | None]] = set()
+    per_cell: dict[int | None, list[str]] = {}
     out: list[Finding] = []
+    in_verbatim = False
     for n, line in enumerate(text.split("\n"), 1):
-        if line.isascii():
-            continue
-        line = _COMMENT_RE.sub("", line)
+        if in_verbatim:  # code and outputs: a % is a character there, not a comment
+            in_verbatim = line.strip() != "\\end{Verbatim}"
+            if not in_verbatim or line.isascii():
+                continue
+        else:
+            in_verbatim = line.lstrip().startswith(VERBATIM_BEGIN)
+            if line.isascii():
+                continue
+            line = _COMMENT_RE.sub("", line)
         for ch in line:
             if (ord(ch) < 0x80 or ord(ch) in known or ch in declared
-                    or (cjk_ok and (CJK_RE.match(ch) or "\u3000" <= ch <= "\u303f"))):
+                    or (cjk_ok and (CJK_RE.match(ch) or "\u3000" <= ch <= "\u303f")
+                        and not HANGUL_RE.match(ch))):  # the Arphic fonts have no Hangul
                 continue
             cell = rendered.cell_at(n)
             if (ch, cell) in seen:
                 continue
             seen.add((ch, cell))
-            out.append(located(unsupported_message(ch), ch, cell, sources))
+            shown = per_cell.setdefault(cell, [])
+            if len(shown) < CHARACTERS_PER_CELL:
+                out.append(located(unsupported_message(ch), ch, cell, sources))
+            shown.append(ch)
+    for cell, chars in per_cell.items():  # a Korean notebook: a few, then one line for the rest
+        rest = chars[CHARACTERS_PER_CELL:]
+        if rest:
+            listed = "".join(rest[:20]) + ("…" if len(rest) > 20 else "")
+            out.append(located(f"pdfLaTeX cannot typeset {len(rest)} more character"
+                               f"{'s' if len(rest) > 1 else ''} of this cell either ({listed})",
+                               rest[0], cell, sources))
     return out
 
 
@@ -157,3 +181,43 @@ def located(message: str, char: str, cell: int | None,
             if char in text:
                 return replace(finding, line=k, column=text.index(char) + 1)
     return finding
+
+
+# --------------------------------------------------------------------------- scripts and fonts
+
+NO_FONT = "no-font-for-script"
+"""The finding that stops a compile whose text needs a font that is not installed."""
+
+
+def font_installed(family: str) -> bool:
+    """Whether fontconfig (which XeTeX and LuaTeX ask) knows the font ``family``."""
+    import shutil
+    import subprocess
+
+    if shutil.which("fc-list") is None:
+        return False
+    done = subprocess.run(["fc-list", family, "family"], capture_output=True, text=True,
+                          timeout=60)
+    return bool(done.stdout.strip())
+
+
+def script_font_findings(rendered: RenderedTex, sources: dict[int, str] | None = None
+                         ) -> list[Finding]:
+    """One error per script of the ``.tex`` whose font is not installed (``make tex`` installs
+    Debian's fonts-noto-cjk): the compile is not started, so no text vanishes silently."""
+    text = rendered.text
+    if text.isascii():
+        return []
+    out = []
+    for script, (pattern, region) in SCRIPT_FONTS.items():
+        found = pattern.search(text)
+        if found is None or font_installed(f"Noto Serif CJK {region}"):
+            continue
+        line = text.count("\n", 0, found.start()) + 1
+        out.append(located(
+            f"{script} text needs a font with its letters (Noto Serif CJK {region}), which is "
+            f"not installed: the PDF would lose it. Install it (Debian: fonts-noto-cjk, which "
+            f"`make tex` installs); not compiled", found.group(), rendered.cell_at(line), sources))
+        out[-1] = replace(out[-1], code=EXPORT_FINDINGS[NO_FONT][0], name=NO_FONT,
+                          severity=EXPORT_FINDINGS[NO_FONT][1])
+    return out

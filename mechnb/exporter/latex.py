@@ -18,10 +18,12 @@ from pathlib import Path
 
 from ..errors import ExportError
 from ..findings import Finding
-from ..notebook import CJK_RE
+from ..notebook import CJK_RE, script_region
 from ..roles import Role, registry
 from ..tex.escape import escape_latex, unicode_declarations
 from ..tex.gate import BUILTIN_TEMPLATES as BUILTIN_TEMPLATE_NAMES
+from ..tex.symbols import symbol_declarations
+from .context import VERBATIM_BEGIN
 from .document import Block, Document
 from .styles import Style, apply_style
 
@@ -307,9 +309,19 @@ def _extra_packages(doc: Document, template: str, body: str,
     if not has_cjk_support and (CJK_RE.search(body) or CJK_RE.search(doc.title)):
         parts.append(data_text("cjk.tex"))
     symbols = unicode_declarations(body)
+    drawn = symbol_declarations(body + doc.title)
+    if drawn:
+        parts.append(data_text("symbols.tex") + "\n".join(drawn) + "\n")
     if symbols:
         parts.append("% Unicode symbols written inside math\n\\usepackage{newunicodechar}\n"
                      + "\n".join(symbols) + "\n")
+    region = script_region(body + doc.title)
+    if region is not None and (has_cjk_support or CJK_RE.search(body + doc.title)):
+        parts.append(data_text("scripts.tex").replace("((( region )))", region).replace(
+            "((( korean_spaces )))",
+            "\\ifdefined\\xeCJKsetup\\xeCJKsetup{CJKspace=true}\\fi" if region == "KR" else ""))
+    if VERBATIM_BEGIN in body:
+        parts.append(data_text("verbatim.tex"))
     if MATHJAX_ONLY_RE.search(body):
         parts.append(data_text("mathjax.tex"))
     if annotations:

@@ -22,6 +22,7 @@ from markdown_it.token import Token
 from ..paper_paths import resolve_in_folder
 from ..tex.escape import escape_latex, escape_url, is_safe_name
 from ..tex.markdown import CITE_COMMANDS, parse, parser
+from ..tex.mathcompat import rewrite_math
 from .context import RenderContext, verbatim
 
 HeadingMode = Literal["sections", "bold"]
@@ -63,6 +64,12 @@ def display_math(content: str, label: str | None = None) -> str:
 _LABEL_RE = re.compile(r"\\label\{([^{}]*)\}")
 _MACRO_MATH_RE = re.compile(
     r"\s*\\(?:(?:re)?newcommand|providecommand|DeclareMathOperator\*?|def)(?![a-zA-Z])")
+
+
+def _compatible(math: str, display: bool) -> str:
+    """``math`` with the MathJax-compatibility rewrites made (``mechnb.tex.mathcompat``; the
+    checker reports each at its cell: MECH036, MECH038, MECH080)."""
+    return rewrite_math(math, display=display)[0] if "\\" in math or "$" in math else math
 
 
 class LatexRenderer:
@@ -184,11 +191,11 @@ class LatexRenderer:
         self._note_labels(token.content)
         if label:
             self.ctx.labels.add(label)
-        return display_math(token.content, label), i + 1, True
+        return display_math(_compatible(token.content, True), label), i + 1, True
 
     def amsmath(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
         self._note_labels(tokens[i].content)
-        return tokens[i].content.strip("\n"), i + 1, True
+        return _compatible(tokens[i].content, True).strip("\n"), i + 1, True
 
     def html_block(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
         self._drop_html(tokens[i].content)
@@ -349,13 +356,13 @@ class LatexRenderer:
         if self._hoist_macros(t.content):
             return ""
         self._note_labels(t.content)
-        return "$" + t.content + "$"
+        return "$" + _compatible(t.content, False) + "$"
 
     def display_in_text(self, t: Token) -> str:
         if self._hoist_macros(t.content):
             return ""
         self._note_labels(t.content)
-        return display_math(t.content)
+        return display_math(_compatible(t.content, True))
 
     def _hoist_macros(self, math: str) -> bool:
         """Math that only defines macros (the Jupyter habit of ``$\\newcommand{\\R}{…}$``) goes

@@ -105,7 +105,10 @@ def unicode_declarations(latex: str) -> list[str]:
     """
     if latex.isascii():
         return []
-    chars = sorted(set(_pattern(_CJK_OR_ASCII_CLASS).sub("", latex)))
+    from .symbols import replacement
+
+    chars = sorted(ch for ch in set(_pattern(_CJK_OR_ASCII_CLASS).sub("", latex))
+                   if replacement(ch) is None)  # those are drawn (symbols.py)
     lines = []
     for ch in chars:
         encoded = _encoder().unicode_to_latex(ch)
@@ -134,5 +137,7 @@ def pdftex_characters() -> frozenset[int]:
 def pdflatex_lacks(char: str) -> bool:
     """True when ``char`` written in notebook text would stop pdfLaTeX: escaping leaves it as it
     is and inputenc has no definition for it. (CJK is the caller's call: ctex typesets it.)"""
+    from .symbols import replacement
+
     return (ord(char) >= 0x80 and ord(char) not in pdftex_characters()
-            and escape_latex(char) == char)
+            and escape_latex(char) == char and replacement(char) is None)

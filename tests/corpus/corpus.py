@@ -92,16 +92,18 @@ def is_json(nb: CorpusNotebook) -> bool:
     return True
 
 
-def export(nb: CorpusNotebook, workdir: Path, *, pdf: bool, extra: tuple[str, ...] = ()
-           ) -> Outcome:
-    """Run the real CLI on a copy of ``nb`` (same file name) inside ``workdir``."""
-    folder = workdir / (nb.digest[:16] + "".join(extra).replace("-", "_"))
+def export(nb: CorpusNotebook, workdir: Path, *, pdf: bool, extra: tuple[str, ...] = (),
+           code: bool = True) -> Outcome:
+    """Run the real CLI on a copy of ``nb`` (same file name) inside ``workdir`` (with
+    ``--include-code`` unless ``code`` is false)."""
+    folder = workdir / (nb.digest[:16] + "".join(extra).replace("-", "_") + ("" if code else "_nc"))
     folder.mkdir(parents=True, exist_ok=True)
     src = folder / Path(nb.key).name
     src.write_bytes(nb.data)
     out = folder / "out"
     start = time.perf_counter()
-    proc = subprocess.run([str(MECHNB), "export", str(src), "-o", str(out), "--include-code",
+    proc = subprocess.run([str(MECHNB), "export", str(src), "-o", str(out),
+                           *(["--include-code"] if code else []),
                            *(["--pdf"] if pdf else []), *extra],
                           capture_output=True, text=True, timeout=300, cwd=folder)
     seconds = time.perf_counter() - start

@@ -1,0 +1,83 @@
+"""The last resort of a compile: a formula TeX still rejects is printed as code, and the PDF builds.
+
+The MathJax-compatibility rewrites (``mechnb.tex.mathcompat``) make the known MathJax-only
+constructs valid LaTeX before TeX runs. Whatever else MathJax accepts and LaTeX does not (a
+macro of a MathJax extension, unbalanced ``\\left``…) stops the compile at a line of the
+``.tex``; when that line holds math the exporter wrote, the math is replaced by its source as
+code (display math as typewriter lines, inline math in ``\\texttt``), a warning names the
+cell, and TeX runs again — at most ``MAX_FORMULAS_AS_CODE`` times. An error outside math is
+left as it is: it is reported at its cell as before.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..tex.escape import escape_latex
+from .context import typewriter_lines
+
+MAX_FORMULAS_AS_CODE = 3
+"""Compiles retried with a formula printed as code, per export."""
+
+_ERROR_LINE_RE = re.compile(r"^(?:\./)?[^:\n]+\.tex:(\d+): ", re.MULTILINE)
+_DISPLAY_OPEN_RE = re.compile(
+    r"^[ \t]*(\\\[|\\begin\{(equation|align|gather|multline|flalign|alignat|eqnarray)\*?\})")
+_INLINE_RE = re.compile(r"(?<!\\)\$((?:[^$\\]|\\.)+)(?<!\\)\$")
+
+
+@dataclass(frozen=True)
+class Replaced:
+    """One formula printed as code: the ``.tex`` lines it spanned and its source."""
+
+    first_line: int
+    formula: str
+
+
+def error_line(log: str) -> int | None:
+    """The ``.tex`` line of the first ``file:line:`` error of a latexmk log."""
+    m = _ERROR_LINE_RE.search(log)
+    return int(m.group(1)) if m else None
+
+
+def formula_as_code(tex: str, line: int) -> tuple[str, Replaced] | None:
+    """``tex`` with the math around ``line`` (1-based) printed as code, or ``None`` when that
+    line holds no math the exporter wrote. Only the body (after ``\\begin{document}``) is
+    touched; the preamble is never rewritten."""
+    lines = tex.split("\n")
+    if not 1 <= line <= len(lines):
+        return None
+    body_start = next((i for i, text in enumerate(lines) if text.startswith("\\begin{document}")),
+                      len(lines))
+    index = line - 1
+    if index <= body_start:
+        return None
+    display = _display_around(lines, index, body_start)
+    if display is not None:
+        first, last = display
+        formula = "\n".join(lines[first:last + 1])
+        lines[first:last + 1] = [typewriter_lines(formula)]
+        return "\n".join(lines), Replaced(first + 1, formula)
+    found = list(_INLINE_RE.finditer(lines[index]))
+    if not found:
+        return None
+    text = lines[index]
+    lines[index] = _INLINE_RE.sub(
+        lambda m: "\\texttt{" + escape_latex(m.group(0)) + "}", text)
+    return "\n".join(lines), Replaced(line, " ".join(m.group(0) for m in found))
+
+
+def _display_around(lines: list[str], index: int, floor: int) -> tuple[int, int] | None:
+    """The first and last line of the display math block containing line ``index``."""
+    for start in range(index, max(floor, index - 200), -1):
+        m = _DISPLAY_OPEN_RE.match(lines[start])
+        if m is None:
+            if start < index and lines[start].strip() == "":
+                return None  # a paragraph break before any opening: not in a display
+            continue
+        closer = "\\]" if m.group(1) == "\\[" else "\\end{" + m.group(1)[len("\\begin{"):]
+        for end in range(start, min(len(lines), start + 400)):
+            if closer in lines[end]:
+                return (start, end) if end >= index else None
+        return None
+    return None
