@@ -263,10 +263,23 @@ VERBATIM_BEGIN = "\\begin{Verbatim}"
 def verbatim(text: str) -> str:
     """A ``Verbatim`` environment holding ``text`` (typewriter lines if it contains the end
     marker itself, which no verbatim environment can hold); control characters are removed."""
-    text = terminal_text(text).rstrip("\n")
+    text = _cut_long_lines(terminal_text(text).rstrip("\n"))
     if "\\end" not in text or not _verbatim_end(text):
         return VERBATIM_BEGIN + "\n" + text + "\n\\end{Verbatim}"
     return typewriter_lines(text)
+
+
+LONGEST_LINE = 1500
+"""Characters of one verbatim line TeX is given at once: fvextra measures a line in one box,
+and a line of a few thousand characters is wider than TeX's largest dimension ("Dimension too
+large"); longer lines are cut into pieces this long, which fvextra then wraps to the page."""
+
+
+def _cut_long_lines(text: str) -> str:
+    if len(text) <= LONGEST_LINE or all(len(line) <= LONGEST_LINE for line in text.split("\n")):
+        return text
+    return "\n".join(line[k:k + LONGEST_LINE] for line in text.split("\n")
+                     for k in range(0, max(len(line), 1), LONGEST_LINE))
 
 
 def typewriter_lines(text: str) -> str:

@@ -298,6 +298,8 @@ def _macros(doc: Document) -> str:
     return "\n% Macros the notebook defines in its math\n" + "\n".join(doc.macros)
 
 
+INLINE_LIST_RE = re.compile(r"\\begin\{(?:enumerate|itemize|description)\*\}")
+"""The inline lists of an R kernel's ``text/latex`` (a vector prints as ``enumerate*``)."""
 MATHJAX_ONLY_RE = re.compile(r"\\(?:gt|lt|bbox|class|cssId|style|require)(?![A-Za-z])")
 """A MathJax-only macro that ``mathjax.tex`` defines for LaTeX."""
 
@@ -320,6 +322,8 @@ def _extra_packages(doc: Document, template: str, body: str,
         parts.append(data_text("scripts.tex").replace("((( region )))", region).replace(
             "((( korean_spaces )))",
             "\\ifdefined\\xeCJKsetup\\xeCJKsetup{CJKspace=true}\\fi" if region == "KR" else ""))
+    if INLINE_LIST_RE.search(body):
+        parts.append(data_text("inline-lists.tex"))
     if VERBATIM_BEGIN in body:
         parts.append(data_text("verbatim.tex"))
     if MATHJAX_ONLY_RE.search(body):

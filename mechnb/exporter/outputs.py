@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 import zlib
 from collections.abc import Mapping
 from typing import Any
@@ -140,7 +141,7 @@ def rich_outputs(cell: Cell, ctx: RenderContext, *, include_text: bool,
         if not isinstance(data, Mapping):
             continue
         if "text/latex" in data:
-            blocks.append(("latex", _text(data["text/latex"]).strip("\n")))
+            blocks.append(("latex", kernel_latex(_text(data["text/latex"]).strip("\n"))))
         elif "text/markdown" in data:
             blocks.append(("latex", markdown_bold(ctx, _text(data["text/markdown"]))))
         elif any(m in data for m, _ in IMAGE_TYPES) or "image/svg+xml" in data:
@@ -159,3 +160,17 @@ def rich_outputs(cell: Cell, ctx: RenderContext, *, include_text: bool,
         ctx.add_finding("output-dropped",
                         f"{len(dropped)} output(s) ({kinds}) left out of the draft: {hint}")
     return blocks
+
+
+_TABULAR_RE = re.compile(r"\\begin\{tabular\}.*?\\end\{tabular\}", re.DOTALL)
+_BARE_UNDERSCORE_RE = re.compile(r"(?<!\\)(\$[^$]*\$)|(?<!\\)_")
+
+
+def kernel_latex(latex: str) -> str:
+    """A kernel's ``text/latex`` as LaTeX takes it: R's data frames print column names such as
+    ``proportion_within_95pc`` in a ``tabular`` unescaped (Jupyter shows their HTML twin); a bare
+    ``_`` outside math in a ``tabular`` is escaped. Everything else is left as written."""
+    if "_" not in latex or "tabular" not in latex:
+        return latex
+    return _TABULAR_RE.sub(lambda t: _BARE_UNDERSCORE_RE.sub(
+        lambda m: m.group(1) or "\\_", t.group(0)), latex)

@@ -22,7 +22,9 @@ Every scan is linear in the math's length.
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections import deque
 from dataclasses import dataclass
 
 TEXT_COMMANDS = ("text", "textrm", "textit", "textbf", "textsf", "texttt", "mbox", "hbox")
@@ -121,8 +123,11 @@ def rewrites(math: str, *, display: bool, alone_ok: bool | None = None) -> list[
     for _start, _end, specials in texts:
         found += [Rewrite(offset, "text-special", char) for offset, char in specials]
 
+    starts = [start for start, _end, _ in texts]  # in order, not overlapping
+
     def in_text(offset: int) -> bool:
-        return any(start <= offset < end for start, end, _ in texts)
+        k = bisect.bisect_right(starts, offset) - 1
+        return k >= 0 and offset < texts[k][1]
 
     outer = _single_environment(math) if (display if alone_ok is None else alone_ok) else None
     skip_outer = outer is not None
@@ -142,8 +147,7 @@ def rewrites(math: str, *, display: bool, alone_ok: bool | None = None) -> list[
                     continue
         if kind == "begin":
             found.append(Rewrite(m.start(), "nested-display", name))
-    found += _array_rewrites(math)
-    found += _eqnarray_rewrites(math)
+    found += _column_rewrites(math)
     if not math.isascii():
         found += [Rewrite(m.start(), "cjk-in-math", m.group()) for m in _CJK_RUN.finditer(math)
                   if not in_text(m.start())]
@@ -195,60 +199,61 @@ def _group(text: str, i: int) -> tuple[str, int]:
     return text[i + 1:], len(text)
 
 
-def _array_rewrites(math: str) -> list[Rewrite]:
-    if "array" not in math:
-        return []
-    found = []
-    for m in _ARRAY_SPEC.finditer(math):
-        spec, body_start = _group(math, m.end() - 1)
-        declared = _spec_columns(spec)
-        used = _used_columns(math, body_start)
-        if declared and used > declared:
-            found.append(Rewrite(m.end() - 1, "array-columns", f"{declared} → {used}"))
-    return found
-
-
-_EQNARRAY = re.compile(r"\\begin[ \t]*\{eqnarray(\*?)\}")
 _CJK_RUN = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
                       r"\uff00-\uffef]+")
 
 
-def _eqnarray_rewrites(math: str) -> list[Rewrite]:
-    """An ``eqnarray`` with a row of more than its three cells (MathJax allows any number)."""
-    if "eqnarray" not in math:
+def _column_rewrites(math: str) -> list[Rewrite]:
+    """``array``s whose rows use more cells than their specification declares, and
+    ``eqnarray``s with rows of more than three cells; one pass with a stack of the open ones."""
+    if "array" not in math:
         return []
-    return [Rewrite(m.start(), "eqnarray-columns", "eqnarray" + m.group(1))
-            for m in _EQNARRAY.finditer(math) if _used_columns(math, m.end(), "eqnarray") > 3]
-
-
-def _used_columns(math: str, start: int, env: str = "array") -> int:
-    """The most cells a row of the ``env`` (an array, an eqnarray) whose body starts at ``start``
-    uses."""
+    found = []
+    frames: list[_Frame] = []
     depth = 0
-    nested = 0
-    cells = most = 1
-    for t in _TOKEN.finditer(math, start):
+    for t in _TOKEN.finditer(math):
         token = t.group()
         if token == "{":
             depth += 1
         elif token == "}":
             depth -= 1
-        elif token == "\\begin" or token == "\\end":
-            found = _ENV.match(math, t.start())
-            if found and found.group(2) == env:
-                if token == "\\end":
-                    if nested == 0:
-                        break
-                    nested -= 1
-                else:
-                    nested += 1
-        elif depth == 0 and nested == 0:
+        elif token in ("\\begin", "\\end"):
+            env = _ENV.match(math, t.start())
+            if env is None or env.group(2).rstrip("*") not in ("array", "eqnarray"):
+                continue
+            name = env.group(2)
+            if token == "\\begin":
+                spec = _ARRAY_SPEC.match(math, t.start()) if name == "array" else None
+                declared = (_spec_columns(_group(math, spec.end() - 1)[0]) if spec
+                            else 0 if name == "array" else 3)
+                frames.append(_Frame(name, spec.end() - 1 if spec else t.start(), declared,
+                                     depth))
+            elif frames and frames[-1].name == name:
+                frame = frames.pop()
+                if frame.declared and frame.most > frame.declared:
+                    found.append(Rewrite(frame.offset, "array-columns",
+                                         f"{frame.declared} → {frame.most}")
+                                 if name == "array" else
+                                 Rewrite(frame.offset, "eqnarray-columns", name))
+        elif frames and depth == frames[-1].depth:
             if token == "&":
-                cells += 1
-                most = max(most, cells)
+                frames[-1].cells += 1
+                frames[-1].most = max(frames[-1].most, frames[-1].cells)
             elif token == "\\\\":
-                cells = 1
-    return most
+                frames[-1].cells = 1
+    return found
+
+
+@dataclass
+class _Frame:
+    """An open ``array`` or ``eqnarray`` of ``_column_rewrites``."""
+
+    name: str
+    offset: int
+    declared: int
+    depth: int
+    cells: int = 1
+    most: int = 1
 
 
 def rewrite_math(math: str, *, display: bool) -> tuple[str, list[Rewrite]]:
@@ -258,9 +263,8 @@ def rewrite_math(math: str, *, display: bool) -> tuple[str, list[Rewrite]]:
         return math, found
     out: list[str] = []
     at = 0
-    open_envs: list[str] = []  # inner forms of the rewritten environments still open
-    retitled: list[str] = []  # eqnarrays set as align
-    nested_names = {r.offset: r.detail for r in found if r.kind == "nested-display"}
+    # per environment name, the ends of its rewritten occurrences, in the order they opened
+    closing: dict[str, deque[str]] = {}
     for r in found:
         out.append(math[at:r.offset])
         at = r.offset
@@ -272,43 +276,32 @@ def rewrite_math(math: str, *, display: bool) -> tuple[str, list[Rewrite]]:
         elif r.kind == "cjk-in-math":
             out.append("\\text{" + r.detail + "}")
             at += len(r.detail)
-        elif r.kind == "eqnarray-columns":
-            star = r.detail.removeprefix("eqnarray")
-            out.append("\\begin{align" + star + "}")
-            at = math.index("}", r.offset) + 1
-            retitled.append(r.detail)
         elif r.kind == "array-columns":
             spec, after = _group(math, r.offset)
             declared, used = (int(n) for n in r.detail.split(" → "))
             out.append("{" + spec + "c" * (used - declared) + "}")
             at = after
-        elif r.kind == "nested-display":
+        else:  # nested-display, eqnarray-columns: a new environment name
             m = _ENV.match(math, r.offset)
             assert m is not None
-            inner = INNER_FORM[r.detail.rstrip("*")]
-            out.append("\\begin{" + inner + "}" if inner else "")
+            if r.kind == "eqnarray-columns":
+                new = "align" + r.detail.removeprefix("eqnarray")
+            else:
+                new = INNER_FORM[r.detail.rstrip("*")]
+            out.append("\\begin{" + new + "}" if new else "")
             at = m.end()
-            open_envs.append(r.detail)
+            closing.setdefault(r.detail, deque()).append("\\end{" + new + "}" if new else "")
     text = "".join(out) + math[at:]
-    for name in retitled:
-        end = "\\end{" + name + "}"
-        pos = text.find(end)
-        if pos >= 0:
-            align = "\\end{align" + name.removeprefix("eqnarray") + "}"
-            text = text[:pos] + align + text[pos + len(end):]
-    if nested_names:
-        text = _close_rewritten(text, [n for n in nested_names.values()])
+    if closing:
+        text = _END.sub(lambda m: _closed(m, closing), text)
     return text, found
 
 
-def _close_rewritten(text: str, names: list[str]) -> str:
-    """The ``\\end{…}`` of each rewritten environment, in its inner form."""
-    for name in names:
-        inner = INNER_FORM[name.rstrip("*")]
-        end = "\\end{" + name + "}"
-        # the first end after the last rewritten begin closes it (they do not interleave)
-        pos = text.find(end)
-        if pos < 0:
-            continue
-        text = text[:pos] + ("\\end{" + inner + "}" if inner else "") + text[pos + len(end):]
-    return text
+_END = re.compile(r"\\end[ \t]*\{([A-Za-z]+\*?)\}")
+
+
+def _closed(m: re.Match[str], closing: dict[str, deque[str]]) -> str:
+    """The end of a rewritten environment in its new form: the first ends of a name close its
+    rewritten occurrences (environments of one name do not interleave); other ends unchanged."""
+    queue = closing.get(m.group(1))
+    return queue.popleft() if queue else m.group(0)

@@ -129,8 +129,8 @@ def test_include_code_prints_code_cells(paper_dir: Path, tmp_path: Path) -> None
     assert run_cli(str(paper_dir / "outputs.ipynb"), "-o", str(tmp_path), "--include-code",
                    "--force")[0] == 0
     tex = (tmp_path / "outputs.tex").read_text("utf-8")
-    assert "\\begin{verbatim}\nhidden = 2\n\\end{verbatim}" in tex
-    assert "\\begin{verbatim}\n2\n\\end{verbatim}" in tex  # its stream output
+    assert "\\begin{Verbatim}\nhidden = 2\n\\end{Verbatim}" in tex
+    assert "\\begin{Verbatim}\n2\n\\end{Verbatim}" in tex  # its stream output
 
 
 def test_code_is_hidden_by_default(paper_dir: Path, tmp_path: Path) -> None:

@@ -43,7 +43,7 @@ def test_nbformat3_exports_a_tex_and_keeps_the_file(tmp_path: Path) -> None:
     code, text, tex = export("nbformat3.ipynb", tmp_path, "--include-code")
     assert code == 0, text
     body = tex.read_text("utf-8")
-    assert "An old notebook" in body and "print('hi')" in body and "\\begin{verbatim}\nhi\n" in body
+    assert "An old notebook" in body and "print('hi')" in body and "\\begin{Verbatim}\nhi\n" in body
     assert "MECH035" in text
 
 
@@ -63,8 +63,8 @@ def test_colour_codes_never_reach_the_tex(tmp_path: Path) -> None:
     body = tex.read_text("utf-8")
     assert code == 0
     assert "\x1b" not in body and "\x00" not in body and "\x07" not in body and "\r" not in body
-    assert "\\begin{verbatim}\nok\n100%\nbell\n\\end{verbatim}" in body
-    assert "\\begin{verbatim}\nDataFrame\n\\end{verbatim}" in body
+    assert "\\begin{Verbatim}\nok\n100%\nbell\n\\end{Verbatim}" in body
+    assert "\\begin{Verbatim}\nDataFrame\n\\end{Verbatim}" in body
 
 
 @pytest.mark.tex

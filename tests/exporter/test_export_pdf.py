@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -83,13 +85,36 @@ def test_example_paper_compiles_cleanly(stem: str, engine: str, args: tuple[str,
 
 @pytest.mark.tex
 @needs_tex()
-def test_tex_error_is_reported_at_its_cell(paper_dir: Path, tmp_path: Path) -> None:
+def test_a_formula_tex_rejects_is_printed_as_code_at_its_cell(paper_dir: Path,
+                                                              tmp_path: Path) -> None:
     approve_review(paper_dir / "tex_error.ipynb")  # \\undefinedmacro is off the allow-list
     result = export(paper_dir / "tex_error.ipynb", tmp_path, pdf=True)
-    assert result.pdf_path is None
+    assert result.pdf_path is not None  # the PDF builds
+    [found] = [f for f in result.findings if f.code == "MECH834"]
+    assert found.cell == 2 and "Undefined control sequence" in found.message
+    assert "\\texttt{\\$\\textbackslash{}undefinedmacro\\{x\\}\\$}" in result.latex
+    assert not [f for f in result.findings if f.name == "tex-error"]
+    if shutil.which("pdftotext"):
+        text = subprocess.run(["pdftotext", str(result.pdf_path), "-"], capture_output=True,
+                              text=True, check=True).stdout
+        assert "$\\undefinedmacro{x}$" in text and "Later text." in text
+
+
+@pytest.mark.tex
+@needs_tex()
+def test_tex_error_outside_math_is_reported_at_its_cell(paper_dir: Path, tmp_path: Path) -> None:
+    path = paper_dir / "tex_error.ipynb"
+    nb = json.loads(path.read_text("utf-8"))
+    nb["cells"][2] = {"cell_type": "raw", "id": "raw", "metadata": {"format": "text/latex"},
+                      "source": "A raw cell \\undefinedmacro{x} outside math."}
+    path.write_text(json.dumps(nb), "utf-8")
+    approve_review(path)  # raw LaTeX: read, approved
+    result = export(path, tmp_path, pdf=True)
+    assert result.pdf_path is None  # nothing the exporter wrote is at fault: no rewrite
     errors = [f for f in result.findings if f.name == "tex-error"]
-    assert errors and (errors[0].cell, errors[0].line, errors[0].column) == (2, 1, 24)
+    assert errors and errors[0].cell == 2, [f.format("paper") for f in result.findings]
     assert "Undefined control sequence" in errors[0].message
+    assert not [f for f in result.findings if f.code == "MECH834"]
 
 
 @pytest.mark.tex
