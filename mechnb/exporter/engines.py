@@ -210,7 +210,8 @@ def script_font_findings(rendered: RenderedTex, sources: dict[int, str] | None =
         return []
     out = []
     for script, (pattern, region) in SCRIPT_FONTS.items():
-        found = pattern.search(text)
+        body = text.find("\\begin{document}")
+        found = pattern.search(text, max(body, 0)) or pattern.search(text)  # a cell's, else title
         if found is None or font_installed(f"Noto Serif CJK {region}"):
             continue
         line = text.count("\n", 0, found.start()) + 1
