@@ -225,9 +225,14 @@ def _wrap_figure(b: Block, lang: str) -> str:
     return "\n".join(lines)
 
 
+TABLE_CAPTION_SKIP = "\\vspace{0.6\\abovecaptionskip}"
+"""Space between a table's caption (above it, as papers set tables) and its first rule: LaTeX's
+classes put the caption skip above a caption only, so a top caption sits flush on the rule."""
+
+
 def _wrap_table(b: Block, lang: str) -> str:
     return ("\\begin{table}[htbp]\n\\centering\n\\caption{" + (b.title or "") + "}"
-            + _label(b.label) + "\n" + b.body + "\n\\end{table}")
+            + _label(b.label) + "\n" + TABLE_CAPTION_SKIP + "\n" + b.body + "\n\\end{table}")
 
 
 def _wrap_raw(b: Block, lang: str) -> str:

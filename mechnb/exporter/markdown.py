@@ -255,7 +255,7 @@ class LatexRenderer:
             rule = INLINE_RULES.get(child.type)
             if rule is not None:
                 out.append(rule(self, child, children, k))
-        return "".join(out).strip("\n")
+        return tight_cjk_references("".join(out).strip("\n"))
 
     def text(self, t: Token, siblings: Sequence[Token], k: int) -> str:
         # `Theorem~\ref{thm:x}`: a tilde right before a reference is LaTeX's tie, kept as typed.
@@ -488,6 +488,22 @@ def _minus(cell: str) -> str | None:
     if m is None:
         return None
     return "$-$" + m.group(1) + ("\\%" if m.group(2) else "")
+
+
+_CJK_CLASS = "[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]"
+_REFERENCE = r"\\(?:[cC]ref|ref|eqref|autoref|cite[pt]?|citealt|citeauthor)\*?"
+_SPACE_BEFORE_REF_RE = re.compile(f"({_CJK_CLASS})[ \\t]+(?={_REFERENCE}(?:\\[[^\\]]*\\])?\\{{)")
+_SPACE_AFTER_REF_RE = re.compile(
+    f"({_REFERENCE}(?:\\[[^\\]]*\\])?\\{{[^{{}}]*\\}})[ \\t]+(?={_CJK_CLASS})")
+
+
+def tight_cjk_references(latex: str) -> str:
+    """No space typed between Chinese text and a reference (``在 \\cref{sec:a} 的设定下``): the
+    Chinese/Western gap around the number is the templates' to set (``zh-typesetting.tex``), and
+    a typed space beside it prints as a second, wider gap."""
+    if latex.isascii() or "\\" not in latex:
+        return latex
+    return _SPACE_AFTER_REF_RE.sub(r"\1", _SPACE_BEFORE_REF_RE.sub(r"\1", latex))
 
 
 def _file_name(cell: int | None, name: str, ext: str) -> str:

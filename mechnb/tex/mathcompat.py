@@ -274,7 +274,7 @@ def rewrite_math(math: str, *, display: bool) -> tuple[str, list[Rewrite]]:
         elif r.kind == "stray-dollar":
             at += 1
         elif r.kind == "cjk-in-math":
-            out.append("\\text{" + r.detail + "}")
+            out.append("\\text{ " + r.detail + " }")  # a word among symbols: spaced
             at += len(r.detail)
         elif r.kind == "array-columns":
             spec, after = _group(math, r.offset)

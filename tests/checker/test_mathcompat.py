@@ -30,7 +30,7 @@ CASES = [
      r"\begin{align} x &=& a &+& b \end{align}", ["eqnarray-columns"]),
     (r"\begin{eqnarray*} x &=& a \end{eqnarray*}", True,
      r"\begin{eqnarray*} x &=& a \end{eqnarray*}", []),
-    ("|w| \\ge n 且 w", False, "|w| \\ge n \\text{且} w", ["cjk-in-math"]),
+    ("|w| \\ge n 且 w", False, "|w| \\ge n \\text{ 且 } w", ["cjk-in-math"]),
     ("\\text{长度} n", False, "\\text{长度} n", []),
 ]
 

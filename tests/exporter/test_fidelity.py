@@ -151,7 +151,7 @@ def test_mathjax_only_math_compiles_with_one_info_per_rewrite(tmp_path: Path) ->
     assert "MECH834" not in done.stderr and "MECH810" not in done.stderr  # no formula lost
     tex = (tmp_path / "out" / "mathjax_only.tex").read_text("utf-8")
     assert r"\text{hidden\_states}" in tex and r"\begin{aligned}" in tex
-    assert r"\begin{array}{ccc}" in tex and r"\begin{align}" in tex and r"\text{且}" in tex
+    assert r"\begin{array}{ccc}" in tex and r"\begin{align}" in tex and r"\text{ 且 }" in tex
     text = _pdf_text(tmp_path / "out" / "mathjax_only.pdf")
     assert "hidden_states" in text and "且" in text
 
@@ -186,3 +186,34 @@ def test_without_a_font_for_its_script_the_compile_stops_naming_it(tmp_path: Pat
     assert "korean.ipynb[cell 2]:1:1: MECH833 error no-font-for-script: Korean (Hangul) text " \
            "needs a font" in done.stderr, done.stderr
     assert not (tmp_path / "out" / "korean.pdf").exists()
+
+
+# --------------------------------------------------------------------------- typesetting
+
+
+def test_no_space_is_typed_between_chinese_and_a_reference() -> None:
+    from mechnb.exporter.markdown import tight_cjk_references
+
+    assert tight_cjk_references(r"在 \cref{sec:setup} 的设定下，完整推导见 \cref{app:proof}。") \
+        == r"在\cref{sec:setup}的设定下，完整推导见\cref{app:proof}。"
+    assert tight_cjk_references(r"见 \citep[p.~2]{k} 一") == r"见\citep[p.~2]{k}一"
+    assert tight_cjk_references(r"See \cref{x} and more.") == r"See \cref{x} and more."
+
+
+@pytest.mark.tex
+@needs_tex()
+def test_chinese_example_reads_without_stray_gaps(tmp_path: Path) -> None:
+    example = REPO / "notebooks" / "example_paper_zh.ipynb"
+    result = export(example, tmp_path / "out", pdf=True)
+    assert result.pdf_path is not None
+    text = _pdf_text(result.pdf_path)
+    # one gap each side of the number (the templates'), none typed around the reference
+    assert "在第 2 节的设定下" in text and "完整推导见附录 A。" in text
+    # theorem bodies in upright Kai: the style names \mechzhthmfont, not \itshape
+    assert "{\\mechzhthmfont}" in result.latex
+
+
+def test_a_table_caption_keeps_its_distance_from_the_rule() -> None:
+    result = render(read_paper(REPO / "notebooks" / "example_paper.ipynb"))
+    tables = result.latex.split("\\begin{table}")[1:]
+    assert tables and all("}\n\\vspace{0.6\\abovecaptionskip}\n" in t for t in tables)
