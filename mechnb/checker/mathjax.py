@@ -103,18 +103,21 @@ def _found(doc: Document) -> _Found:
     if cached is None:
         cached = _CACHE[doc] = _Found()
         for cell, scan in doc.scans.items():
-            if "\\" not in scan.source:
-                continue
             for span in scan.spans:
-                if span.kind != "math" or scan.source.find("\\", span.start, span.end) < 0:
+                if span.kind != "math":
                     continue
+                math = scan.source[span.start:span.end]
+                backslash = "\\" in math
+                if not backslash and "$" not in math and math.isascii():
+                    continue  # no rewrite can apply (commands, a stray $, CJK)
                 opened = _delimiter(scan.source, span)
                 if opened in ("\\[", "\\("):
                     # markdown reads these as escaped brackets: Jupyter and the PDF show text
                     continue
-                _scan_commands(cached, cell, scan.source, span)
                 _scan_rewrites(cached, cell, scan.source, span, opened)
-                _scan_definitions(cached, cell, scan.source, span)
+                if backslash:
+                    _scan_commands(cached, cell, scan.source, span)
+                    _scan_definitions(cached, cell, scan.source, span)
     return cached
 
 
