@@ -491,14 +491,16 @@ def _minus(cell: str) -> str | None:
 
 
 _CJK_CLASS = "[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]"
-_REFERENCE = r"\\(?:[cC]ref|ref|eqref|autoref|cite[pt]?|citealt|citeauthor)\*?"
+_REFERENCE = r"\\[cC]ref\*?"
+"""The references whose Chinese form brings its own gap (第 2 节, 定理 1: ``zh-typesetting.tex``);
+``\\eqref``, ``\\ref`` and citations print bare numbers or Latin text and keep a typed space."""
 _SPACE_BEFORE_REF_RE = re.compile(f"({_CJK_CLASS})[ \\t]+(?={_REFERENCE}(?:\\[[^\\]]*\\])?\\{{)")
 _SPACE_AFTER_REF_RE = re.compile(
     f"({_REFERENCE}(?:\\[[^\\]]*\\])?\\{{[^{{}}]*\\}})[ \\t]+(?={_CJK_CLASS})")
 
 
 def tight_cjk_references(latex: str) -> str:
-    """No space typed between Chinese text and a reference (``在 \\cref{sec:a} 的设定下``): the
+    """No space typed between Chinese text and a ``\\cref`` (``在 \\cref{sec:a} 的设定下``): the
     Chinese/Western gap around the number is the templates' to set (``zh-typesetting.tex``), and
     a typed space beside it prints as a second, wider gap."""
     if latex.isascii() or "\\" not in latex:

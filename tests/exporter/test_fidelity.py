@@ -196,7 +196,8 @@ def test_no_space_is_typed_between_chinese_and_a_reference() -> None:
 
     assert tight_cjk_references(r"在 \cref{sec:setup} 的设定下，完整推导见 \cref{app:proof}。") \
         == r"在\cref{sec:setup}的设定下，完整推导见\cref{app:proof}。"
-    assert tight_cjk_references(r"见 \citep[p.~2]{k} 一") == r"见\citep[p.~2]{k}一"
+    assert tight_cjk_references(r"见 \citep[p.~2]{k} 一") == r"见 \citep[p.~2]{k} 一"  # kept
+    assert tight_cjk_references(r"由 \eqref{eq:a} 得到") == r"由 \eqref{eq:a} 得到"  # "(1)"
     assert tight_cjk_references(r"See \cref{x} and more.") == r"See \cref{x} and more."
 
 
