@@ -19,6 +19,7 @@ from urllib.parse import unquote
 
 from markdown_it.token import Token
 
+from ..notebook import CJK_RE
 from ..paper_paths import resolve_in_folder
 from ..tex.escape import escape_latex, escape_url, is_safe_name
 from ..tex.markdown import CITE_COMMANDS, parse, parser
@@ -262,7 +263,17 @@ class LatexRenderer:
         if (t.content.endswith("~") and k + 1 < len(siblings)
                 and siblings[k + 1].type == "latex_ref"):
             return escape_latex(t.content[:-1]) + "~"
+        if (t.content.startswith(" ") and k > 0 and siblings[k - 1].type == "code_inline"
+                and CJK_RE.search(siblings[k - 1].content)):
+            # after code ending in CJK, xeCJK would drop the typed space (读到 `哈利` 时)
+            return "\\ " + escape_latex(t.content.lstrip(" "))
         return escape_latex(t.content)
+
+    def code_inline(self, t: Token, siblings: Sequence[Token], k: int) -> str:
+        code = escape_latex(t.content)
+        if CJK_RE.search(t.content):  # xeCJK drops plain spaces between CJK characters
+            code = code.replace(" ", "\\ ")
+        return "\\texttt{" + code + "}"
 
     def html_inline(self, t: Token, siblings: Sequence[Token], k: int) -> str:
         if re.fullmatch(r"<br\s*/?>", t.content.strip(), re.I):
@@ -447,7 +458,7 @@ INLINE_RULES: dict[str, InlineRule] = {
     "text": LatexRenderer.text,
     "softbreak": _fixed("\n"),
     "hardbreak": _fixed("\\newline\n"),
-    "code_inline": lambda r, t, s, k: "\\texttt{" + escape_latex(t.content) + "}",
+    "code_inline": LatexRenderer.code_inline,
     "em_open": _fixed("\\emph{"),
     "em_close": _fixed("}"),
     "strong_open": _fixed("\\textbf{"),

@@ -218,3 +218,14 @@ def test_a_table_caption_keeps_its_distance_from_the_rule() -> None:
     result = render(read_paper(REPO / "notebooks" / "example_paper.ipynb"))
     tables = result.latex.split("\\begin{table}")[1:]
     assert tables and all("}\n\\vspace{0.6\\abovecaptionskip}\n" in t for t in tables)
+
+
+def test_chinese_inline_code_keeps_its_spaces_and_the_one_after_it() -> None:
+    from mechnb.notebook import paper_from_dict
+
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {"mechnb": {"lang": "zh"}}, "cells": [
+        {"cell_type": "markdown", "id": "m", "metadata": {},
+         "source": "例如读到 `哈利 波特 … 哈利` 时，它复制 `x y` 的值。"}]}
+    latex = render(paper_from_dict(nb)).latex
+    assert r"读到 \texttt{哈利\ 波特\ …\ 哈利}\ 时，" in latex
+    assert r"复制 \texttt{x y} 的值" in latex  # Latin code: as typed
