@@ -20,7 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "corpus"))
 
-from corpus import CorpusNotebook, Outcome, export  # noqa: E402
+from corpus import CorpusNotebook, Outcome, export_all  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus" / "notebooks"
 
@@ -38,13 +38,7 @@ def corpus_notebooks(names: list[str]) -> list[CorpusNotebook]:
 
 
 def run(nbs: list[CorpusNotebook], workdir: Path, code: bool) -> list[Outcome]:
-    from concurrent.futures import ThreadPoolExecutor
-
-    def one(nb: CorpusNotebook) -> Outcome:
-        return export(nb, workdir, pdf=True, code=code)
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return list(pool.map(one, nbs))
+    return export_all(nbs, workdir, pdf=True, code=code)
 
 
 def main(argv: list[str]) -> int:

@@ -113,11 +113,11 @@ def export(nb: CorpusNotebook, workdir: Path, *, pdf: bool, extra: tuple[str, ..
                    unchanged=src.read_bytes() == nb.data, seconds=seconds)
 
 
-def export_all(nbs: list[CorpusNotebook], workdir: Path, *, pdf: bool,
+def export_all(nbs: list[CorpusNotebook], workdir: Path, *, pdf: bool, code: bool = True,
                workers: int = 2) -> list[Outcome]:
     """``export`` over every notebook, ``workers`` processes at a time, in input order."""
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(lambda nb: export(nb, workdir, pdf=pdf), nbs))
+        return list(pool.map(lambda nb: export(nb, workdir, pdf=pdf, code=code), nbs))
 
 
 def known() -> dict[str, dict[str, Any]]:

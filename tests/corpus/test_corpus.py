@@ -2,18 +2,21 @@
 
 The pinned sdists are downloaded with pip once (cached in ``tests/.corpus-cache``, or
 ``$MECHNB_CORPUS_CACHE``); every distinct ``.ipynb`` in them (143 for the pinned versions) goes
-through the real ``mechnb export --include-code --pdf`` CLI, two processes at a time. All of them
-are compiled (no sampling). Asserted: no traceback, the notebook's bytes unchanged, a .tex for every
-notebook that is valid JSON (nbformat 3 included) and not held for review, a one-line error for
+through the real ``mechnb export --pdf`` CLI, with and without ``--include-code``, two processes at
+a time. All of them are compiled (no sampling). Asserted: no traceback, the notebook's bytes
+unchanged, no compile stopped by its time limit, a .tex for every notebook that is valid JSON
+(nbformat 3 included) and not held for review, a one-line error for
 the invalid ones and for the two held by the trust policy (a raw LaTeX cell, MECH079: reported
 apart, not in the compile rate) listed in ``tests/fixtures/corpus/known.json``, and every compile
 failure listed there with a reason.
 
-Compiled with the default engine and nothing else: no retry, no engine passed. 142 of 143
-compile (99.3 %; at least 98 % is required). The five English notebooks with emoji or symbols
-pdfLaTeX cannot typeset compile because export falls back to XeLaTeX when no engine was chosen
-(MECH820, listed under ``falls_back_to_xelatex``); the last one is MathJax-only math that
-``mechnb check`` warns about (MECH037). Takes about 3–4 minutes on two cores, and needs the network
+Compiled with the default engine and nothing else: no engine passed, no approval. All 141 that
+are not held for review compile in both modes (at least 98 % is required). The English notebooks
+with emoji or symbols pdfLaTeX cannot typeset compile because export falls back to XeLaTeX when no
+engine was chosen (MECH820, listed under ``falls_back_to_xelatex``; ``code_only``: the character is
+in code or its output); one holds MathJax-only math that TeX rejects: the export prints that
+formula as code (MECH834, listed under ``formula_as_code``) and ``mechnb check`` warns about it
+(MECH037). Takes about 3 minutes per mode on two cores, and needs the network
 once (pip downloads the sdists; later runs use the cache). The attack tests (tests/hardening,
 tests/exporter/test_export_isolation.py) need no network.
 """
@@ -31,18 +34,21 @@ pytestmark = [pytest.mark.corpus, pytest.mark.tex]
 MIN_COMPILE_RATE = 0.98
 
 
-def test_corpus_exports_and_compiles(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("code", [True, False], ids=["with-code", "prose-only"])
+def test_corpus_exports_and_compiles(tmp_path: Path, code: bool,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
     nbs = notebooks(download())
     assert len(nbs) > 100, "the sdists should ship well over 100 notebooks"
     listed = known()
     invalid = {nb.key for nb in nbs if not is_json(nb)}
     assert invalid == set(listed["invalid_json"]), "classify invalid-JSON notebooks in known.json"
 
-    outcomes = export_all(nbs, tmp_path, pdf=True)
+    outcomes = export_all(nbs, tmp_path, pdf=True, code=code)
 
     for o in outcomes:
         assert "Traceback" not in o.stderr, f"{o.key}: {o.stderr}"
         assert o.unchanged, f"{o.key}: the notebook was modified"
+        assert "the time limit of one compile" not in o.stderr, o.key
         if o.key in invalid:
             assert o.returncode == 2 and not o.tex, o.key
             assert len(o.stderr.strip().splitlines()) == 1, f"{o.key}: {o.stderr}"
@@ -68,11 +74,14 @@ def test_corpus_exports_and_compiles(tmp_path: Path, capsys: pytest.CaptureFixtu
             print(f"  not compiled: {key}: {last}")
     assert not unexpected, f"newly failing (add a reason to known.json or fix): {unexpected}"
     by_key = {o.key: o for o in valid}
-    for key, entry in listed["uncompilable"].items():  # check warned before TeX failed
-        if entry.get("warned_by") and key in by_key:
+    for key, entry in [*listed["uncompilable"].items(), *listed["formula_as_code"].items()]:
+        if entry.get("warned_by") and key in by_key:  # check warned before TeX ran
             assert entry["warned_by"] in by_key[key].stderr, f"{key}: {by_key[key].stderr}"
+    as_code = {o.key for o in valid if "MECH834" in o.stderr}
+    assert as_code == set(listed["formula_as_code"]), "list formulas printed as code in known.json"
     fell_back = {o.key for o in valid if "MECH820" in o.stderr}
-    assert fell_back == set(listed["falls_back_to_xelatex"]), \
+    assert fell_back == {k for k, v in listed["falls_back_to_xelatex"].items()
+                         if code or not v.get("code_only")}, \
         "list the notebooks that compile only through the XeLaTeX fallback in known.json"
     assert all(o.pdf for o in valid if o.key in fell_back)
     assert rate >= MIN_COMPILE_RATE

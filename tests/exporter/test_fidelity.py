@@ -229,3 +229,18 @@ def test_chinese_inline_code_keeps_its_spaces_and_the_one_after_it() -> None:
     latex = render(paper_from_dict(nb)).latex
     assert r"读到 \texttt{哈利\ 波特\ …\ 哈利}\ 时，" in latex
     assert r"复制 \texttt{x y} 的值" in latex  # Latin code: as typed
+
+
+@pytest.mark.tex
+@needs_tex()
+def test_japanese_text_is_set_in_a_font_that_has_it(tmp_path: Path) -> None:
+    path = _copy(tmp_path, "japanese.ipynb")
+    result = export(path, tmp_path / "out", pdf=True)
+    if any(f.code == "MECH833" for f in result.findings):
+        pytest.skip("Noto CJK is not installed (make tex installs fonts-noto-cjk)")
+    assert result.pdf_path is not None, [f.format("nb") for f in result.findings]
+    assert "Noto Serif CJK JP" in result.latex
+    assert not [f for f in result.findings if f.code == "MECH821"]  # no glyph lost
+    text = _pdf_text(result.pdf_path).replace("\n", "")
+    assert "トランスフォーマーの注意機構" in text
+    assert "各ヘッドは異なるパターンを学習します。" in text and "different pattern" in text
