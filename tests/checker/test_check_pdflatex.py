@@ -38,3 +38,14 @@ def test_captions_and_titles_count_and_each_character_once_per_cell() -> None:
     found = _mech040(paper_from_dict(nb))
     assert [(c, labels) for c, _, _, labels in found] == [
         (None, ("U+2603",)), (2, ("U+1F525",)), (3, ("U+2708",)), (3, ("U+05E9",))]
+
+
+def test_a_korean_cell_gives_three_characters_then_one_line() -> None:
+    from mechnb.notebook import paper_from_dict
+
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {"mechnb": {"engine": "pdflatex"}},
+          "cells": [{"cell_type": "markdown", "id": "k", "metadata": {},
+                     "source": "Intro: 트랜스포머로 무엇을 할 수 있나요?"}]}
+    found = [f for f in check(paper_from_dict(nb)) if f.code == "MECH040"]
+    assert [f.labels for f in found] == [("U+D2B8",), ("U+B79C",), ("U+C2A4",), ("U+D3EC",)]
+    assert "11 more characters of this cell either (포머로무엇을할수있나요)" in found[3].message
