@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from trust_helper import approve_review
@@ -33,6 +34,14 @@ def _copy(tmp_path: Path, name: str) -> Path:
     target = tmp_path / name
     shutil.copy(FIDELITY / name, target)
     return target
+
+
+def _export_needing_noto(tmp_path: Path, name: str) -> Any:
+    """Export the fixture ``name`` with a PDF (skipped where Noto CJK is not installed)."""
+    result = export(_copy(tmp_path, name), tmp_path / "out", pdf=True)
+    if any(f.code == "MECH833" for f in result.findings):
+        pytest.skip("Noto CJK is not installed (make tex installs fonts-noto-cjk)")
+    return result
 
 
 def _pdf_text(pdf: Path) -> str:
@@ -159,10 +168,7 @@ def test_mathjax_only_math_compiles_with_one_info_per_rewrite(tmp_path: Path) ->
 @pytest.mark.tex
 @needs_tex()
 def test_korean_text_is_set_in_a_font_that_has_it(tmp_path: Path) -> None:
-    path = _copy(tmp_path, "korean.ipynb")
-    result = export(path, tmp_path / "out", pdf=True)
-    if any(f.code == "MECH833" for f in result.findings):
-        pytest.skip("Noto CJK is not installed (make tex installs fonts-noto-cjk)")
+    result = _export_needing_noto(tmp_path, "korean.ipynb")
     assert result.engine == "xelatex"  # pdfLaTeX's CJK fonts have no Hangul (MECH825)
     assert result.pdf_path is not None
     assert not [f for f in result.findings if f.code == "MECH821"]  # no glyph lost
@@ -234,10 +240,7 @@ def test_chinese_inline_code_keeps_its_spaces_and_the_one_after_it() -> None:
 @pytest.mark.tex
 @needs_tex()
 def test_japanese_text_is_set_in_a_font_that_has_it(tmp_path: Path) -> None:
-    path = _copy(tmp_path, "japanese.ipynb")
-    result = export(path, tmp_path / "out", pdf=True)
-    if any(f.code == "MECH833" for f in result.findings):
-        pytest.skip("Noto CJK is not installed (make tex installs fonts-noto-cjk)")
+    result = _export_needing_noto(tmp_path, "japanese.ipynb")
     assert result.pdf_path is not None, [f.format("nb") for f in result.findings]
     assert "Noto Serif CJK JP" in result.latex
     assert not [f for f in result.findings if f.code == "MECH821"]  # no glyph lost
