@@ -59,7 +59,46 @@ def notebook_path(shell: Any) -> Path | None:
         for option in (path, Path.cwd() / path.name):
             if option.is_file():
                 return option.resolve()
-    return None
+    # The name the kernel was started with is gone: the notebook was renamed or moved (Launcher →
+    # new notebook → rename). The running cell's id is in the saved notebook: look for it in the
+    # notebooks of the kernel's working directory, the notebook's folder when it started.
+    cell_id = current_cell_id(shell)
+    return _notebook_holding(cell_id) if cell_id else None
+
+
+NOTEBOOKS_SEARCHED = 200
+"""At most this many notebooks of the working directory are read to find the running cell's id."""
+LARGEST_SEARCHED = 50 * 1024 * 1024
+"""Notebooks larger than this (bytes) are not read for it."""
+
+
+def _notebook_holding(cell_id: str) -> Path | None:
+    """The one notebook of the working directory whose cells include ``cell_id`` (by its JSON
+    ``"id"`` field), or ``None`` when none or several do."""
+    import json
+
+    needle = json.dumps(cell_id).encode("utf-8")
+    found: list[Path] = []
+    try:
+        paths = sorted(Path.cwd().glob("*.ipynb"))[:NOTEBOOKS_SEARCHED]
+    except OSError:
+        return None
+    for path in paths:
+        try:
+            if not path.is_file() or path.stat().st_size > LARGEST_SEARCHED:
+                continue
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if needle not in data:
+            continue
+        try:
+            cells = json.loads(data).get("cells", [])
+        except (ValueError, AttributeError):
+            continue
+        if any(isinstance(c, Mapping) and c.get("id") == cell_id for c in cells):
+            found.append(path.resolve())
+    return found[0] if len(found) == 1 else None  # a copied notebook shares ids: say nothing
 
 
 def notebook_lang(shell: Any) -> str:

@@ -56,7 +56,9 @@ def _notebook(shell: Any, given: str | None) -> Path:
     path = notebook_path(shell)
     if path is None:
         raise UsageError("%mech check cannot tell which notebook this kernel runs (the frontend "
-                         "did not say); pass its path: %mech check paper.ipynb")
+                         "did not say, and no saved notebook in this folder holds this cell: "
+                         "save it with Ctrl+S and run again); or pass its path: "
+                         "%mech check paper.ipynb")
     return path
 
 

@@ -126,7 +126,8 @@ def mech_export(shell: Any, argv: list[str]) -> object | None:
     if path is None:
         raise UsageError(
             "%mech export cannot tell which notebook this kernel runs for (the frontend did not "
-            "say); run `%mech export --notebook path/to/paper.ipynb`, or `mechnb export "
+            "say, and no saved notebook in this folder holds this cell: save it with Ctrl+S and "
+            "run again); or run `%mech export --notebook path/to/paper.ipynb`, or `mechnb export "
             "path/to/paper.ipynb` in a terminal")
     from ..notebook import read_paper
     from .api import export, output_directory, paper_findings

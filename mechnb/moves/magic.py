@@ -37,7 +37,9 @@ def mech_moves(shell: Any, argv: list[str]) -> object:
         found = notebook_path(shell)
         if found is None:
             raise UsageError("%mech moves cannot tell which notebook this kernel runs (the "
-                             "frontend did not say); pass its path: %mech moves paper.ipynb")
+                             "frontend did not say, and no saved notebook in this folder holds "
+                             "this cell: save it with Ctrl+S and run again); or pass its path: "
+                             "%mech moves paper.ipynb")
         path = found
     paper = read_paper(path)
     lang = args.lang or paper.lang

@@ -64,3 +64,25 @@ def test_unknown_role_is_a_short_error(kernel: Kernel) -> None:
     assert text.startswith("UsageError: 'theorm' is neither a role nor a %mech command")
     assert "did you mean 'theorem'" in text
     assert "Traceback" not in text and not any(o["msg_type"] == "error" for o in run.outputs)
+
+
+def test_a_renamed_notebook_is_found_by_the_running_cell(kernel: Kernel, tmp_path: Path) -> None:
+    # Launcher → new notebook → rename: the kernel was started for Untitled.ipynb, which is gone;
+    # the saved notebook holding the running cell's id is the one (a bare %mech check works)
+    cell = {"cell_type": "code", "id": "renamed-cell-7", "metadata": {}, "source": "",
+            "outputs": [], "execution_count": None}
+    (tmp_path / "induction.ipynb").write_text(json.dumps(
+        {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [cell]}), "utf-8")
+    (tmp_path / "other.ipynb").write_text(json.dumps(
+        {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": []}), "utf-8")
+    kernel.execute("__session__ = 'Untitled.ipynb'\n%load_ext mechnb")
+    run = kernel.execute("from mechnb.kernel_context import notebook_path\n"
+                         "print(notebook_path(get_ipython()).name)", cell_id="renamed-cell-7")
+    assert run.outputs[0]["text"] == "induction.ipynb\n"
+    check = kernel.execute("%mech check", cell_id="renamed-cell-7")
+    assert check.reply["content"]["status"] == "ok"
+    assert "cannot tell" not in json.dumps(check.outputs)
+    # a cell no saved notebook holds yet: the message says how to get out
+    lost = kernel.execute("%mech check", cell_id="never-saved")
+    text = "".join(o.get("text", "") for o in lost.outputs if o["msg_type"] == "stream")
+    assert "save it with Ctrl+S and run again" in text
