@@ -48,6 +48,8 @@ class _Hub:
 
     clients: dict[str, _Client] = field(default_factory=dict)
     comms: list[Any] = field(default_factory=list)
+    opened_in: str | None = None
+    """The msg_id of the request that opened the bridge (the cell that ran ``%load_ext``)."""
 
 
 _HUBS: dict[int, _Hub] = {}
@@ -184,8 +186,24 @@ def install(shell: Any) -> bool:
         return False
     _wire(hub, opened)
     hub.comms.append(opened)
+    hub.opened_in = _msg_id(shell)
     _HUBS[key] = hub
     return True
+
+
+def _msg_id(shell: Any) -> str | None:
+    header = _parent(shell).get("header")
+    msg_id = header.get("msg_id") if isinstance(header, Mapping) else None
+    return msg_id if isinstance(msg_id, str) and msg_id else None
+
+
+def awaiting_answer(shell: Any) -> bool:
+    """True in the cell that ran ``%load_ext mechnb`` while no frontend has answered yet: the
+    kernel cannot read the extension's ``hello`` until the cell ends (the one-cell Quickstart).
+    A frontend with the extension then adopts the cells shown as output (``insert_when_done``)."""
+    hub = _HUBS.get(id(shell))
+    return (hub is not None and not hub.clients and hub.opened_in is not None
+            and hub.opened_in == _msg_id(shell))
 
 
 def uninstall(shell: Any) -> None:

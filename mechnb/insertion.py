@@ -83,6 +83,16 @@ def insert_cells(cells: Sequence[CellSpec], shell: Any) -> InsertResult:
                                                   current_cell_id(shell)):
         return InsertResult("frontend", cells)
     code = [c for c in cells if c.cell_type == "code"]
+    if _awaiting_answer(shell):
+        # The cell that ran %load_ext: the extension's hello cannot be read before the cell ends.
+        # Show the cells; the extension turns this output into real cells when the cell is done
+        # (no next-input copy, which would stay behind as a role-less cell).
+        reason = ("the cells are inserted when this cell finishes (the mechnb extension answers "
+                  "only then); without the extension, copy them into new cells")
+        data, metadata = TemplateOutput(cells, reason).bundle()
+        metadata["mechnb"]["insert_when_done"] = True
+        display(data, raw=True, metadata=metadata)  # type: ignore[no-untyped-call]
+        return InsertResult("fallback", cells)
     reason = ("the mechnb JupyterLab extension is not active here, so the cells are shown instead "
               "of inserted; copy them into new cells")
     if code:
@@ -92,3 +102,11 @@ def insert_cells(cells: Sequence[CellSpec], shell: Any) -> InsertResult:
     if code and hasattr(shell, "set_next_input"):
         shell.set_next_input(code[0].source, replace=False)
     return InsertResult("fallback", cells)
+
+
+def _awaiting_answer(shell: Any) -> bool:
+    try:
+        from . import _bridge
+    except ImportError:
+        return False
+    return _bridge.awaiting_answer(shell)

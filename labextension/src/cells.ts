@@ -1,4 +1,4 @@
-import { ICellModel, MarkdownCell } from '@jupyterlab/cells';
+import { ICellModel, ICodeCellModel, MarkdownCell } from '@jupyterlab/cells';
 import { Notebook, NotebookPanel } from '@jupyterlab/notebook';
 import { JSONObject } from '@lumino/coreutils';
 
@@ -212,4 +212,35 @@ export function writeRole(
   } else {
     model.deleteMetadata('tags');
   }
+}
+
+/**
+ * The one-cell Quickstart (`%load_ext mechnb` and a magic in one cell): the kernel could not hear
+ * this extension's `hello` while that cell ran, so it showed the cells as an output marked
+ * `insert_when_done`. When the cell has finished, turn such outputs into real cells below it and
+ * remove them. Only the client that ran the cell sees `executed`, so in a shared notebook the
+ * cells are inserted once.
+ */
+export function adoptShownCells(panel: NotebookPanel, cell: ICellModel): boolean {
+  if (cell.type !== 'code') {
+    return false;
+  }
+  const outputs = (cell as ICodeCellModel).outputs;
+  const all = outputs.toJSON();
+  const shown = all.filter(output => {
+    const mech = (output.metadata as JSONObject | undefined)?.mechnb as JSONObject | undefined;
+    return mech?.insert_when_done === true && Array.isArray(mech.cells);
+  });
+  if (shown.length === 0) {
+    return false;
+  }
+  const cells: ICellMessage[] = [];
+  for (const output of shown) {
+    const mech = (output.metadata as JSONObject).mechnb as JSONObject;
+    cells.push(...(mech.cells as unknown as ICellMessage[]));
+  }
+  const keep = all.filter(output => !shown.includes(output));
+  outputs.clear();
+  keep.forEach(output => outputs.add(output));
+  return insertCells(panel, cells, cell.id);
 }

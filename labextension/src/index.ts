@@ -11,7 +11,7 @@ import {
   showDialog,
   ToolbarButton
 } from '@jupyterlab/apputils';
-import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { INotebookTracker, NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
 import {
@@ -23,7 +23,14 @@ import {
 } from './api';
 import { connectBridge } from './bridge';
 import { trackBadges } from './badges';
-import { cellRole, insertCells, insertText, selectCell, writeRole } from './cells';
+import {
+  adoptShownCells,
+  cellRole,
+  insertCells,
+  insertText,
+  selectCell,
+  writeRole
+} from './cells';
 import { CommandIDs } from './commands';
 import { MovesPanel } from './moves';
 import { FindingsPanel, WidgetHost } from './sidebar';
@@ -156,6 +163,14 @@ const plugin: JupyterFrontEndPlugin<void> = {
         showRight(app, host, 600);
       }
     };
+
+    // The one-cell Quickstart: cells shown while the bridge was not up become real cells.
+    NotebookActions.executed.connect((_, { notebook, cell }) => {
+      const panel = tracker.find(p => p.content === notebook);
+      if (panel) {
+        adoptShownCells(panel, cell.model);
+      }
+    });
 
     tracker.widgetAdded.connect((_, panel) => {
       connectBridge(panel, handlers, VERSION);

@@ -96,14 +96,43 @@ def test_theorem_magic_inserts_cells_in_notebook7(page: Any, notebook_server: Se
     _record("notebook7", _theorem_roundtrip(page, notebook_server, "theorem_nb7.ipynb"))
 
 
-@pytest.mark.parametrize("frontend", ["jupyterlab"])
-def test_first_cell_falls_back_before_the_extension_answered(
-        page: Any, lab_server: Server, frontend: str) -> None:
-    """``%load_ext`` and ``%mech`` in one cell: the bridge is not up yet, the template is shown."""
-    lab_server.copy_fixture("load_and_mech_one_cell.ipynb")
-    nb = NotebookPage(page, lab_server, "load_and_mech_one_cell.ipynb").open()
+@pytest.mark.parametrize("frontend", ["jupyterlab", "notebook7"])
+def test_one_cell_quickstart_inserts_the_cells(page: Any, request: pytest.FixtureRequest,
+                                               frontend: str) -> None:
+    """``%load_ext`` and ``%mech`` in one cell: the kernel cannot hear the extension's ``hello``
+    while that cell runs, so it shows the cells marked ``insert_when_done``; when the cell is done
+    the extension turns them into real cells below it and removes the output. Nothing is left
+    behind: no shown template, no role-less copy of a code cell."""
+    server: Server = request.getfixturevalue("lab_server" if frontend == "jupyterlab"
+                                             else "notebook_server")
+    name = f"quickstart_{frontend}.ipynb"
+    server.copy_fixture("load_and_mech_one_cell.ipynb", name)
+    nb = NotebookPage(page, server, name).open()
+    nb.run(0)  # %load_ext mechnb + %mech theorem --label thm:y
+    page.locator(".jp-mechnb-badge[data-role='theorem']").wait_for()
+    page.wait_for_timeout(300)
+    cells = nb.save()["cells"]
+    assert source(cells[0]) == "%load_ext mechnb\n%mech theorem --label thm:y"
+    assert cells[0]["outputs"] == [], cells[0]["outputs"]  # the shown template is gone
+    roles = [c["metadata"].get("mechnb", {}).get("role") for c in cells]
+    assert roles[1:3] == ["theorem", "interpretation"], roles
+    assert cells[1]["metadata"]["mechnb"]["label"] == "thm:y"
+    assert all(c["cell_type"] == "code" and not source(c) for c in cells[3:]), \
+        "only the template's cells (and an empty new cell) may appear"
+
+
+def test_a_code_cell_template_leaves_no_role_less_copy(page: Any, lab_server: Server) -> None:
+    # a template with a code cell used to be offered as the next input too: a copy without its
+    # role stayed behind below the inserted cells
+    lab_server.copy_fixture("load_and_mech_one_cell.ipynb", "quickstart_validate.ipynb")
+    nb = NotebookPage(page, lab_server, "quickstart_validate.ipynb").open()
+    nb.eval("panel.content.model.sharedModel.getCell(0).setSource("
+            "'%load_ext mechnb\\n%mech validate thm:main --kind intervention');")
     nb.run(0)
-    output = nb.cell(0).locator(".jp-OutputArea-output")
-    output.first.wait_for()
-    assert "theorem" in output.first.inner_text()
-    assert len(nb.cells()) == 2  # nothing inserted (one new empty cell at most from Shift+Enter)
+    page.locator(".jp-mechnb-badge[data-role='experiment']").first.wait_for()
+    page.wait_for_timeout(300)
+    cells = nb.save()["cells"]
+    assert cells[0]["outputs"] == []
+    code = [c for c in cells if c["cell_type"] == "code" and source(c).strip()][1:]
+    assert code and all(c["metadata"].get("mechnb", {}).get("validates") == ["thm:main"]
+                        for c in code), [c["metadata"] for c in code]

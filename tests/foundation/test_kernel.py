@@ -86,3 +86,17 @@ def test_a_renamed_notebook_is_found_by_the_running_cell(kernel: Kernel, tmp_pat
     lost = kernel.execute("%mech check", cell_id="never-saved")
     text = "".join(o.get("text", "") for o in lost.outputs if o["msg_type"] == "stream")
     assert "save it with Ctrl+S and run again" in text
+
+
+def test_the_load_ext_cell_marks_its_cells_for_the_extension(kernel: Kernel) -> None:
+    # one cell: %load_ext and a magic; no frontend can have answered yet
+    run = kernel.execute("%load_ext mechnb\n%mech validate thm:main --kind intervention",
+                         cell_id="quickstart")
+    (display,) = run.displays
+    assert display["metadata"]["mechnb"]["insert_when_done"] is True
+    assert "inserted when this cell finishes" in display["data"]["text/markdown"]
+    assert run.payload == []  # no next-input copy: it would stay behind without its role
+    # a later cell (still no extension here): the plain fallback, with the code cell offered
+    later = kernel.execute("%mech validate thm:main --kind intervention", cell_id="later")
+    assert "insert_when_done" not in later.displays[0]["metadata"]["mechnb"]
+    assert [p["source"] for p in later.payload] == ["set_next_input"]
