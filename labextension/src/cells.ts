@@ -104,10 +104,13 @@ export function insertCells(
 
 /** Insert `text` at the cursor of the active cell's editor (a rendered markdown cell opens). */
 export function insertText(panel: NotebookPanel, text: string): boolean {
-  const cell = panel.content.activeCell;
+  const notebook = panel.content;
+  const cell = notebook.activeCell;
   if (!cell) {
     return false;
   }
+  // Being edited: at the cursor. Otherwise: appended as a new sentence, after a space.
+  const editing = notebook.mode === 'edit';
   if (cell instanceof MarkdownCell && cell.rendered) {
     cell.rendered = false;
   }
@@ -115,7 +118,30 @@ export function insertText(panel: NotebookPanel, text: string): boolean {
   if (!editor) {
     return false;
   }
-  editor.replaceSelection?.(text);
+  const shared = cell.model.sharedModel;
+  let start: number;
+  if (editing) {
+    const selection = editor.getSelection();
+    const a = editor.getOffsetAt(selection.start);
+    const b = editor.getOffsetAt(selection.end);
+    start = Math.min(a, b);
+    editor.replaceSelection?.(text);
+  } else {
+    const source = shared.getSource();
+    const gap = source.length === 0 || /\s$/.test(source) ? '' : ' ';
+    shared.updateSource(source.length, source.length, gap + text);
+    start = source.length + gap.length;
+    notebook.mode = 'edit';
+  }
+  // The first [slot] of the phrase is selected, ready to be typed over.
+  const slot = /\[[^\]\n]+\]/.exec(text);
+  if (slot) {
+    const from = start + slot.index;
+    editor.setSelection({
+      start: editor.getPositionAt(from)!,
+      end: editor.getPositionAt(from + slot[0].length)!
+    });
+  }
   editor.focus();
   return true;
 }

@@ -77,3 +77,33 @@ def test_phrase_panel_in_sidebar_filters_and_inserts(
     cells = nb.save()["cells"]
     assert source(cells[2]) == "gap = " + PHRASE
     assert len(cells) >= 3
+
+
+def test_a_phrase_is_appended_to_a_cell_not_being_edited_with_its_slot_selected(
+        page: Any, lab_server: Server) -> None:
+    lab_server.copy_fixture("phrases.ipynb", "phrases_append.ipynb")
+    nb = NotebookPage(page, lab_server, "phrases_append.ipynb").open()
+    nb.run(0)
+    nb.run(1)
+    sidebar = page.locator(".jp-mechnb-sidebar")
+    search = sidebar.locator(".mechnb-phrase-panel input[type='text']").first
+    search.wait_for()
+    nb.eval("panel.content.model.sharedModel.getCell(2).setSource('Prior work stops here.');")
+    nb.select(2)  # active, in command mode: not being edited
+    assert nb.eval("return panel.content.mode;") == "command"
+    search.fill(QUERY)
+    row = sidebar.locator(".widget-vbox").filter(
+        has=page.locator(".widget-html", has_text=PHRASE)).last
+    row.wait_for()
+    row.locator("button", has_text="Insert").first.click()
+    page.wait_for_function(
+        "([i, t]) => window.jupyterapp.shell.currentWidget.content.model.cells.get(i)"
+        ".sharedModel.getSource().includes(t)", arg=[2, PHRASE])
+    selected = nb.eval(
+        "const c = panel.content.widgets[2]; const e = c.editor; const s = e.getSelection();"
+        "const src = c.model.sharedModel.getSource();"
+        "return [panel.content.activeCellIndex, panel.content.mode,"
+        "        src.slice(e.getOffsetAt(s.start), e.getOffsetAt(s.end))];")
+    assert selected == [2, "edit", "[weights]"]  # the first slot, ready to be typed over
+    # a new sentence after a space, not glued to the start of the text
+    assert source(nb.save()["cells"][2]) == "Prior work stops here. " + PHRASE
