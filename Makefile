@@ -30,7 +30,7 @@ $(BIN)/python:
 # The wheel build hook (hatch-jupyter-builder) runs `npm install` (from the committed lock file) and
 # builds labextension/ into mechnb/labextension/, shipped as share/jupyter/labextensions/mechnb.
 $(STAMP): pyproject.toml $(wildcard labextension/package.json labextension/package-lock.json \
-		labextension/src/* labextension/style/* jupyter-config/*/*) | $(BIN)/python
+		labextension/src/* labextension/style/* labextension/schema/* jupyter-config/*/*) | $(BIN)/python
 	@command -v npm >/dev/null || { echo "npm (Node.js >= 20) is needed to build the JupyterLab extension"; exit 1; }
 	$(BIN)/pip install --quiet -e ".[test]"
 	touch $@

@@ -207,6 +207,14 @@ const plugin: JupyterFrontEndPlugin<void> = {
       });
       panel.toolbar.insertAfter('cellType', 'mechnbCheck', button) ||
         panel.toolbar.addItem('mechnbCheck', button);
+      const exportButton = new ToolbarButton({
+        className: 'jp-mechnb-export-button',
+        label: 'Export paper',
+        tooltip: 'mechnb: write the LaTeX paper (and its PDF when TeX is installed)',
+        onClick: () => void app.commands.execute(CommandIDs.exportPaper)
+      });
+      panel.toolbar.insertAfter('mechnbCheck', 'mechnbExport', exportButton) ||
+        panel.toolbar.addItem('mechnbExport', exportButton);
     });
 
     const current = (): NotebookPanel | null => {

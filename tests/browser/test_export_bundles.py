@@ -72,3 +72,19 @@ def test_overleaf_project_with_engine_argument(page: Any, lab_server: Server) ->
     page.locator(".Toastify__toast", has_text=f"Wrote {rel}").wait_for()
     with zipfile.ZipFile(lab_server.root / rel) as zf:
         assert "$pdf_mode = 5;" in zf.read("latexmkrc").decode()
+
+
+def test_export_from_the_toolbar_button_and_the_file_menu(page: Any, lab_server: Server) -> None:
+    # export is where people look: a toolbar button beside "Check argument", and File menu items
+    _copy_paper(lab_server, "all_roles_en", "export_ui")
+    NotebookPage(page, lab_server, "export_ui/all_roles_en.ipynb").open()
+    page.locator(".jp-mechnb-export-button").first.click()
+    rel = "export_ui/build/all_roles_en/all_roles_en.tex"
+    page.locator(".Toastify__toast", has_text=rel).wait_for(timeout=180_000)
+    assert (lab_server.root / rel).is_file()
+    page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+    menu = page.locator(".lm-Menu").first
+    for label in ("Export Paper to LaTeX (mechnb)", "Export arXiv Bundle (mechnb)",
+                  "Export Overleaf Project (mechnb)"):
+        menu.locator(".lm-Menu-itemLabel", has_text=label).first.wait_for()
+    page.keyboard.press("Escape")
