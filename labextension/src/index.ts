@@ -32,6 +32,7 @@ import {
   writeRole
 } from './cells';
 import { CommandIDs } from './commands';
+import { markCells, placeCursor } from './markers';
 import { MovesPanel } from './moves';
 import { FindingsPanel, WidgetHost } from './sidebar';
 
@@ -106,8 +107,10 @@ const plugin: JupyterFrontEndPlugin<void> = {
     const findingsPanel = (): FindingsPanel => {
       if (!findings || findings.isDisposed) {
         findings = new FindingsPanel((panel, finding) => {
-          selectCell(panel, finding.cell_id, finding.cell);
-          app.shell.activateById(panel.id);
+          if (selectCell(panel, finding.cell_id, finding.cell)) {
+            app.shell.activateById(panel.id);
+            placeCursor(panel, finding);
+          }
         });
       }
       return findings;
@@ -140,6 +143,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
               `check?path=${encodeURIComponent(path)}`
             );
             findingsPanel().showFindings(target, result);
+            markCells(target, result);
           } catch (error) {
             findingsPanel().failed(path, (error as Error).message);
           }

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from typing import Any
 
 import pytest
 
-from .conftest import ARTIFACTS, Server
+from .conftest import ARTIFACTS, FIXTURES, Server
 from .notebook_page import NotebookPage, source
 
 # tests/browser/fixtures/seeded_defect.ipynb: cell 4 is theorem thm:main with no interpretation
@@ -205,3 +206,37 @@ def test_check_panel_puts_errors_first_and_summarises_template_slots(
     assert severities and severities[0] == "error"
     assert severities == sorted(severities, key=["error", "warning", "info"].index)
     assert not page.locator(".jp-mechnb-slot-summary ul").is_visible()
+
+
+def test_check_marks_the_cells_and_a_finding_puts_the_cursor_at_its_line(
+        page: Any, lab_server: Server) -> None:
+    nb_json = json.loads((FIXTURES / SEEDED).read_text("utf-8"))
+    nb_json["cells"][7]["source"] = ("Our analysis covers two-layer models.\n"
+                                     "As Figure 2 shows, it holds.")
+    (lab_server.root / "marked.ipynb").write_text(json.dumps(nb_json), "utf-8")
+    nb = NotebookPage(page, lab_server, "marked.ipynb").open()
+    nb.select(0)
+    page.locator(".jp-mechnb-check-button").first.click()
+    page.locator(".jp-mechnb-finding", has_text="MECH003").wait_for()
+    # errors and warnings mark their cells (class and hover text); the rest stay plain
+    assert "mechnb-finding-error" in nb.cell(THEOREM_CELL).get_attribute("class")
+    assert "MECH003 error" in nb.cell(THEOREM_CELL).get_attribute("title")
+    assert "mechnb-finding-warning" in nb.cell(7).get_attribute("class")
+    assert "mechnb-finding" not in (nb.cell(3).get_attribute("class") or "")
+    # a finding with a line and column: the cell is selected and the cursor put there
+    page.locator(".jp-mechnb-finding", has_text="MECH023").first.click()
+    page.wait_for_function(
+        "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex === 7")
+    page.wait_for_timeout(300)
+    where = nb.eval("const e = panel.content.activeCell.editor;"
+                    "return [panel.content.mode, e.getCursorPosition()];")
+    assert where == ["edit", {"line": 1, "column": 3}], where
+    # a later check that finds nothing there removes the cell's mark (the others stay)
+    nb.eval("panel.content.model.sharedModel.getCell(7)"
+            ".setSource('Our analysis covers two-layer attention-only models.');")
+    nb.select(0)
+    page.locator(".jp-mechnb-check-button").first.click()
+    page.wait_for_function(
+        "() => !window.jupyterapp.shell.currentWidget.content.widgets[7].node.classList"
+        ".contains('mechnb-finding-warning')")
+    assert "mechnb-finding-error" in nb.cell(THEOREM_CELL).get_attribute("class")
