@@ -168,6 +168,25 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     };
 
+    /** A toolbar button that runs `command`, placed after the item `after` (else at the end). */
+    const addButton = (
+      panel: NotebookPanel,
+      name: string,
+      after: string,
+      className: string,
+      label: string,
+      tooltip: string,
+      command: string
+    ): void => {
+      const button = new ToolbarButton({
+        className,
+        label,
+        tooltip,
+        onClick: () => void app.commands.execute(command)
+      });
+      panel.toolbar.insertAfter(after, name, button) || panel.toolbar.addItem(name, button);
+    };
+
     // The one-cell Quickstart: cells shown while the bridge was not up become real cells.
     NotebookActions.executed.connect((_, { notebook, cell }) => {
       const panel = tracker.find(p => p.content === notebook);
@@ -203,22 +222,11 @@ const plugin: JupyterFrontEndPlugin<void> = {
           checked = null;
         }
       });
-      const button = new ToolbarButton({
-        className: 'jp-mechnb-check-button',
-        label: 'Check argument',
-        tooltip: 'mechnb: run the closing-loop checks on this notebook',
-        onClick: () => void app.commands.execute(CommandIDs.checkArgument)
-      });
-      panel.toolbar.insertAfter('cellType', 'mechnbCheck', button) ||
-        panel.toolbar.addItem('mechnbCheck', button);
-      const exportButton = new ToolbarButton({
-        className: 'jp-mechnb-export-button',
-        label: 'Export paper',
-        tooltip: 'mechnb: write the LaTeX paper (and its PDF when TeX is installed)',
-        onClick: () => void app.commands.execute(CommandIDs.exportPaper)
-      });
-      panel.toolbar.insertAfter('mechnbCheck', 'mechnbExport', exportButton) ||
-        panel.toolbar.addItem('mechnbExport', exportButton);
+      addButton(panel, 'mechnbCheck', 'cellType', 'jp-mechnb-check-button', 'Check argument',
+        'mechnb: run the closing-loop checks on this notebook', CommandIDs.checkArgument);
+      addButton(panel, 'mechnbExport', 'mechnbCheck', 'jp-mechnb-export-button', 'Export paper',
+        'mechnb: write the LaTeX paper (and its PDF when TeX is installed)',
+        CommandIDs.exportPaper);
     });
 
     const current = (): NotebookPanel | null => {

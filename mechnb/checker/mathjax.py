@@ -151,6 +151,9 @@ def _scan_commands(found: _Found, cell: int, src: str, span: Span) -> None:
             found.special_command.setdefault((cell, char), name)
 
 
+_UNESCAPED_DOLLAR = re.compile(r"(?<!\\)(?:\\\\)*\$")
+
+
 def _scan_rewrites(found: _Found, cell: int, src: str, span: Span, opened: str) -> None:
     start, end = span.start, span.end
     if opened == "env":  # read the environment whole, as the exporter does
@@ -159,6 +162,12 @@ def _scan_rewrites(found: _Found, cell: int, src: str, span: Span, opened: str) 
         if begin >= 0 and close >= 0 and src.startswith("\\end", end):
             start, end = begin, close + 1
     math = src[start:end]
+    if opened == "$":
+        # inline math ends at its first unescaped `$`, as markdown-it (the exporter's parser)
+        # and Jupyter read it (`$… W $，原命题得证。`); the scanner's span can run past one
+        closer = _UNESCAPED_DOLLAR.search(math)
+        if closer is not None:
+            math = math[:closer.start()]
     for r in rewrites(math, display=opened != "$", alone_ok=opened in ("$$", "env")):
         key = (cell, r.detail)
         if r.kind == "text-special":
