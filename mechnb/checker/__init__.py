@@ -10,7 +10,7 @@ that cell — except the TeX gate MECH022, which nothing silences.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the real imports happen on first use (``mechnb <cmd>`` imports cli.py)
@@ -97,11 +97,13 @@ def _suppressed(f: Finding, paper: Paper, names: Mapping[str, str],
 
 
 def check(paper_or_path: Paper | str | os.PathLike[str], *,
-          config: CheckConfig | Mapping[str, Any] | None = None) -> list[Finding]:
+          config: CheckConfig | Mapping[str, Any] | None = None,
+          rules: Sequence[Rule] | None = None) -> list[Finding]:
     """Every finding for a notebook (path or ``Paper``), sorted by cell and line.
 
     ``config`` replaces the pyproject configuration (a ``CheckConfig`` or a mapping with
     ``disable`` / ``severity``); the notebook's own ``metadata.mechnb.checks`` always applies.
+    ``rules`` runs only those rules (LaTeX input leaves out the notebook-only ones).
     Raises ``NotebookReadError`` only when a path cannot be read as a notebook.
     """
     from dataclasses import replace
@@ -117,7 +119,7 @@ def check(paper_or_path: Paper | str | os.PathLike[str], *,
     findings: list[Finding] = []
     ignored: dict[int, frozenset[str]] = {}
     any_ignored = any(c.ignored_rules for c in paper.cells)
-    for rule in RULES:
+    for rule in RULES if rules is None else rules:
         if rule.code in cfg.disabled:
             continue
         severity = cfg.severity.get(rule.code)

@@ -11,10 +11,17 @@ _ENTRY = re.compile(r"@\s*([A-Za-z]+)\s*[{(]\s*([^,\s{}()]+)\s*,")
 _NOT_ENTRIES = frozenset({"comment", "string", "preamble"})
 
 
+_BIBITEM = re.compile(r"\\bibitem\s*(?:\[(?:[^\[\]]|\[[^\]]*\])*\])?\s*\{([^{}\s]+)\}")
+
+
 def bib_keys_from_text(text: str) -> frozenset[str]:
-    """Every entry key in BibTeX ``text`` (``@string``/``@comment``/``@preamble`` skipped)."""
-    return frozenset(m.group(2) for m in _ENTRY.finditer(text)
+    """Every entry key in BibTeX ``text`` (``@string``/``@comment``/``@preamble`` skipped), or
+    every ``\\bibitem`` key of a ``.bbl`` (a LaTeX paper may ship only that)."""
+    keys = frozenset(m.group(2) for m in _ENTRY.finditer(text)
                      if m.group(1).lower() not in _NOT_ENTRIES)
+    if "\\bibitem" in text:
+        keys |= frozenset(m.group(1) for m in _BIBITEM.finditer(text))
+    return keys
 
 
 @lru_cache(maxsize=32)

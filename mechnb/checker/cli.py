@@ -18,7 +18,9 @@ HELP = "run the closing-loop checks on a notebook (exit 1 on errors)"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``mechnb check``."""
-    parser.add_argument("notebook", nargs="?", help="the .ipynb paper to check")
+    parser.add_argument("notebook", nargs="?",
+                        help="the .ipynb paper to check, or a LaTeX paper (its main .tex "
+                             "file, or the folder that holds it)")
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="text (one finding per line, default) or json (a list of objects)")
     parser.add_argument("--strict", action="store_true",
@@ -72,6 +74,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.map and (why := map_target_problem(args.map, args.notebook)):
         err.write(f"mechnb check: not writing the argument map to {args.map}: {why}\n")
         return 2
+    if is_latex_target(args.notebook):
+        return run_latex(args, out, err)
     from ..notebook import read_paper
 
     try:
@@ -99,4 +103,39 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"mechnb check: cannot write the argument map {args.map}: "
                       f"{exc.strerror or exc}\n")
             return 2
+    return exit_code(list(findings), args.strict)
+
+
+def is_latex_target(target: str) -> bool:
+    """A ``.tex`` file or a folder (a LaTeX paper), not a notebook."""
+    import os
+
+    return target.lower().endswith(".tex") or os.path.isdir(target)
+
+
+def run_latex(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``mechnb check paper.tex``: findings at ``file.tex:LINE:COL``, errors first."""
+    import json
+
+    from ..latexin.check import check_latex
+    from .report import by_severity, summary_line
+
+    if args.map:
+        err.write("mechnb check: --map is for notebooks; import the paper first "
+                  "(`mechnb import paper.tex`) to draw its argument\n")
+        return 2
+    try:
+        findings = check_latex(args.notebook)
+    except (OSError, RecursionError) as exc:
+        message = f"{args.notebook}: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}"
+        if args.format == "json":
+            out.write(json.dumps({"error": message}, ensure_ascii=False) + "\n")
+        err.write(f"mechnb check: {message}\n")
+        return 2
+    if args.format == "json":
+        out.write(json.dumps([f.to_json() for f in findings], ensure_ascii=False, indent=1))
+        out.write("\n")
+    else:
+        out.writelines(f.format() + "\n" for f in by_severity(findings))
+        out.write(summary_line(args.notebook, findings) + "\n")
     return exit_code(list(findings), args.strict)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ..findings import Finding, Severity
 from ..notebook import Cell, Paper
 from ..roles import get_role, with_obligation
+from ..tex.comments import mask_comments
 from ..tex.scan import ScannedText, scan_markdown
 
 if TYPE_CHECKING:
@@ -158,7 +159,9 @@ class Document:
                           if s.kind != "code"]
             else:
                 raw = self.raw_tex.get(cell)
-                pieces = [(0, raw)] if raw is not None else []
+                # a commented-out \label or \ref is not there for TeX
+                pieces = [(0, mask_comments(raw) if "%" in raw else raw)] \
+                    if raw is not None else []
             self._tex_texts[cell] = pieces
         return pieces
 

@@ -170,7 +170,8 @@ def check_heading_levels(doc: Document, rule: Rule) -> Iterator[Finding]:
     for part in (main, [h for h in found if h.cell >= doc.appendix_start]):
         previous = 0
         for h in part:
-            if previous and h.level > previous + 1:
+            if previous and h.level > previous + 1 and h.level <= 3:
+                # (``####`` and below are \paragraph run-in headings: never numbered)
                 yield rule.at(doc, f"heading \"{h.text}\" is level {h.level} right after a "
                                    f"level-{previous} heading; use `{'#' * (previous + 1)}` so "
                                    f"the section numbering stays consistent", h.cell, h.offset)

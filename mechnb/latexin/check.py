@@ -1,0 +1,279 @@
+"""``mechnb check paper.tex``: the closing-loop and substance rules on a LaTeX paper.
+
+The paper is read into the notebook model (``reader`` → ``notebook``) and checked by the same
+rules as a notebook, with the profile of ``LATEX_RULES``: rules about what only a notebook has
+(run state, code evidence, template slots, metadata, MathJax, the TeX gate) do not apply, and a
+few are milder (real papers interpret a theorem in running text). The configuration is the
+same (``[tool.mechnb]`` in the nearest ``pyproject.toml``) and goes on top of the profile.
+Findings are reported at ``file.tex:LINE:COL``; ``% mech-ignore: CODE`` on the line, or on the
+line before an environment or paragraph, silences a rule there.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..findings import Finding, Severity
+from .notebook import Imported, build_notebook, default_bibliography
+from .reader import LatexPaper, read_latex
+
+if TYPE_CHECKING:
+    from ..checker.config import CheckConfig
+    from ..checker.rule import Rule
+
+E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+NA = None
+
+
+@dataclass(frozen=True)
+class Applicability:
+    """How a rule applies to LaTeX input."""
+
+    severity: Severity | None
+    """The severity for LaTeX input (``None``: the rule does not apply)."""
+    why: str
+
+
+LATEX_RULES: dict[str, Applicability] = {
+    "MECH001": Applicability(W, "gap, lens and limitations are read from the introduction's "
+                                "moves and the section titles, so a miss may be the reader's"),
+    "MECH002": Applicability(W, "a proof, or a figure/table that references the statement"),
+    "MECH003": Applicability(INFO, "papers often interpret a theorem in running text further on"),
+    "MECH004": Applicability(W, "a proof after it, a proof titled or referencing its label, or "
+                                "an experiment figure that references it"),
+    "MECH005": Applicability(INFO, "as for notebooks, but milder"),
+    "MECH006": Applicability(INFO, "intervention is guessed from captions (ablation, patching…)"),
+    "MECH007": Applicability(NA, "run state: notebook only"),
+    "MECH008": Applicability(W, "figures and tables need a caption"),
+    "MECH009": Applicability(NA, "about a validating cell's caption metadata"),
+    "MECH010": Applicability(NA, "formula cells are a notebook template"),
+    "MECH011": Applicability(NA, "formula cells are a notebook template"),
+    "MECH012": Applicability(W, "same"),
+    "MECH013": Applicability(INFO, "same"),
+    "MECH014": Applicability(E, "same"),
+    "MECH015": Applicability(E, "same (labels from every input file)"),
+    "MECH016": Applicability(E, "the .bib files of \\bibliography, or the .bbl"),
+    "MECH017": Applicability(E, "same"),
+    "MECH018": Applicability(NA, "validates metadata: notebook only"),
+    "MECH019": Applicability(NA, "validates metadata: notebook only"),
+    "MECH020": Applicability(W, "same"),
+    "MECH021": Applicability(NA, "TeX itself reports unbalanced source"),
+    "MECH022": Applicability(NA, "the TeX gate guards notebooks; `mechnb import` reports it"),
+    "MECH023": Applicability(W, "same"),
+    "MECH024": Applicability(W, "same"),
+    "MECH025": Applicability(NA, "template slots: notebook only"),
+    "MECH026": Applicability(NA, "the boxed question is a notebook template"),
+    "MECH027": Applicability(INFO, "same"),
+    "MECH028": Applicability(W, "same"),
+    "MECH029": Applicability(NA, "notebook resources"),
+    "MECH030": Applicability(NA, "metadata names"),
+    "MECH036": Applicability(NA, "MathJax: notebook only"),
+    "MECH037": Applicability(NA, "MathJax: notebook only"),
+    "MECH038": Applicability(NA, "MathJax: notebook only"),
+    "MECH039": Applicability(NA, "MathJax: notebook only"),
+    "MECH040": Applicability(NA, "the paper chooses its own engine and input encoding"),
+    "MECH045": Applicability(NA, "export of notebook cells"),
+    "MECH046": Applicability(NA, "code outputs"),
+    "MECH047": Applicability(W, "same"),
+    "MECH048": Applicability(W, "same"),
+    "MECH049": Applicability(NA, "table outputs of code cells"),
+    "MECH050": Applicability(W, "same"),
+    "MECH051": Applicability(INFO, "key formulas are labelled displays in running text"),
+    "MECH052": Applicability(INFO, "same, milder"),
+    "MECH053": Applicability(INFO, "same"),
+    "MECH054": Applicability(INFO, "same"),
+    "MECH055": Applicability(NA, "markdown math"),
+    "MECH060": Applicability(W, "same"),
+    "MECH061": Applicability(INFO, "same"),
+    "MECH062": Applicability(W, "same"),
+    "MECH063": Applicability(INFO, "same"),
+    "MECH070": Applicability(W, "same"),
+    "MECH071": Applicability(NA, "code outputs"),
+    "MECH072": Applicability(NA, "numbers against code outputs"),
+    "MECH073": Applicability(W, "same"),
+    "MECH074": Applicability(INFO, "same"),
+    "MECH075": Applicability(W, "same"),
+    "MECH076": Applicability(NA, "code"),
+    "MECH077": Applicability(NA, "run state"),
+    "MECH078": Applicability(NA, "run state"),
+    "MECH079": Applicability(NA, "the TeX gate guards notebooks"),
+    "MECH080": Applicability(NA, "MathJax: notebook only"),
+}
+"""Every rule of the registry → its severity on LaTeX input (``None``: not applied), and why."""
+
+INPUT_FINDINGS = {
+    "input-not-found": ("MECH870", Severity.WARNING),
+    "figure-input-not-found": ("MECH871", Severity.INFO),
+    "parse-error": ("MECH872", Severity.WARNING),
+}
+"""Findings of reading the sources (codes of the LaTeX-input range)."""
+_FIGURE_INPUT = re.compile(r"\.(?:pgf|pdf_tex|tikz|eps|pdf|png)\}")
+
+
+def latex_config(base: CheckConfig) -> CheckConfig:
+    """The LaTeX profile's severities with the user's configuration on top."""
+    from ..checker.config import CheckConfig
+
+    severity = {code: a.severity for code, a in LATEX_RULES.items() if a.severity is not None}
+    return CheckConfig(frozenset(), severity).merged(base)
+
+
+def latex_rules() -> list[Rule]:
+    """The rules that apply to LaTeX input, in registry order."""
+    from ..checker.rules import RULES
+
+    return [r for r in RULES if (a := LATEX_RULES.get(r.code)) is not None and
+            a.severity is not None]
+
+
+def read_for_check(path: str | Path) -> Imported:
+    """The paper at ``path`` as a notebook, its bibliography named for the citation rules."""
+    paper = read_latex(path)
+    base = paper.source.main.parent
+    names = []
+    for name in paper.bibliography:
+        if (base / (name + ".bib")).is_file():
+            names.append(name + ".bib")
+    if not names and paper.bbl is not None:
+        names.append(paper.bbl.name)
+    if not names and paper.bibliography:
+        names.append(paper.bibliography[0] + ".bib")  # reported missing, as for notebooks
+    return build_notebook(paper, ",".join(names) or None, macros=False)
+
+
+def check_latex(path: str | Path) -> list[Finding]:
+    """Every finding for the LaTeX paper at ``path`` (a main ``.tex`` or its folder), in
+    document order, each at a file, line and column."""
+    from ..checker import check, load_config
+    from ..notebook import paper_from_dict
+
+    imported = read_for_check(path)
+    latex = imported.paper
+    nb_path = latex.source.main
+    paper = paper_from_dict(imported.notebook, nb_path)
+    config = latex_config(load_config(paper))
+    findings = [remap(f, imported) for f in check(paper, config=config, rules=latex_rules())]
+    findings += _input_findings(latex)
+    findings = [f for f in findings if not _ignored_on_line(f, latex)]
+    findings.sort(key=lambda f: (str(f.file), f.line or 0, f.column or 0, f.code))
+    return findings
+
+
+def _input_findings(latex: LatexPaper) -> list[Finding]:
+    out = []
+    for p in latex.problems:
+        slug = p.slug
+        if slug == "input-not-found" and _FIGURE_INPUT.search(p.message):
+            slug = "figure-input-not-found"
+        code, severity = INPUT_FINDINGS[slug]
+        file, line, col = _where(latex, p.at)
+        for q in latex.source.problems:
+            if q.message == p.message:
+                file = q.file
+                line, col = latex.source.line_col(latex.source.files.index(q.file), q.offset)
+        out.append(Finding(code, slug, severity, p.message, line=line, column=col,
+                           file=str(file)))
+    return out
+
+
+def _where(latex: LatexPaper, at: int | None) -> tuple[Path, int, int]:
+    return latex.source.locate(latex.body_start if at is None else at)
+
+
+def _cell_offset(source: str, line: int | None, column: int | None) -> int:
+    if line is None:
+        return 0
+    lines = source.split("\n")
+    offset = sum(len(x) + 1 for x in lines[:line - 1])
+    return offset + max((column or 1) - 1, 0)
+
+
+def remap(f: Finding, imported: Imported) -> Finding:
+    """``f`` (about a cell of the imported notebook) at the file, line and column it is about."""
+    latex = imported.paper
+    origin = imported.origins[f.cell] if f.cell is not None and \
+        0 <= f.cell < len(imported.origins) else None
+    if origin is None:
+        file, line, col = _where(latex, None)
+    else:
+        source = imported.notebook["cells"][f.cell]["source"]
+        at = origin.source_offset(_cell_offset(source, f.line, f.column)) if f.line \
+            else origin.start
+        file, line, col = latex.source.locate(at)
+    return replace(f, cell=None, cell_id=None, line=line, column=col, file=str(file),
+                   message=latex_message(f.message, imported))
+
+
+_CELL_AT = re.compile(r"\(?cells? (\d+)(?: line (\d+))?\)?")
+_MAGIC_HINTS = (
+    (re.compile(r"; add one with `%mech [^`]*`"), ""),
+    (re.compile(r" ?\(`%mech [^`]*`(?: or [^)]*)?\)"), ""),
+    (re.compile(r" ?\((?:more: )?`mechnb phrases[^)]*\)"), ""),
+    (re.compile(r"`%mech (\w+)[^`]*`"), r"a \1 paragraph"),
+    (re.compile(r"`(\w+)` cells?"), r"\1 paragraph"),
+    (re.compile(r"\bcells\b"), "paragraphs"),
+    (re.compile(r"\bcell\b"), "paragraph"),
+)
+
+
+def latex_message(message: str, imported: Imported) -> str:
+    """A rule's message in the words of a LaTeX paper: places as ``file:line``, no magics."""
+    latex = imported.paper
+
+    def place(m: re.Match[str]) -> str:
+        n = int(m.group(1)) - 1
+        origin = imported.origins[n] if 0 <= n < len(imported.origins) else None
+        if origin is None:
+            return m.group(0)
+        at = origin.start
+        if m.group(2):
+            source = imported.notebook["cells"][n]["source"]
+            at = origin.source_offset(_cell_offset(source, int(m.group(2)), 1))
+        file, line, _col = latex.source.locate(at)
+        return f"({file.name}:{line})" if m.group(0).startswith("(") else f"{file.name}:{line}"
+
+    message = _CELL_AT.sub(place, message)
+    for pattern, repl in _MAGIC_HINTS:
+        message = pattern.sub(repl, message)
+    return message
+
+
+_LINE_IGNORE = re.compile(r"%\s*mech-ignore\s*:\s*([A-Za-z0-9_, -]+)")
+
+
+def _ignored_on_line(f: Finding, latex: LatexPaper) -> bool:
+    """``% mech-ignore: CODE`` on the finding's line (or ``all``)."""
+    if f.line is None or f.file is None:
+        return False
+    try:
+        index = [str(p) for p in latex.source.files].index(f.file)
+    except ValueError:
+        return False
+    text = latex.source.texts[index]
+    lines = text.split("\n")
+    if not 0 < f.line <= len(lines):
+        return False
+    m = _LINE_IGNORE.search(lines[f.line - 1])
+    if m is None:
+        return False
+    codes = {c.strip().upper() for c in re.split(r"[,\s]+", m.group(1)) if c.strip()}
+    return f.code in codes or "ALL" in codes or f.name.upper() in codes
+
+
+def rule_table_markdown() -> str:
+    """The README's per-rule table for LaTeX input."""
+    from ..checker.rules import RULES
+
+    rows = ["| Code | Rule | Notebook | LaTeX input | Why |", "|---|---|---|---|---|"]
+    for rule in RULES:
+        a = LATEX_RULES.get(rule.code)
+        if a is None:
+            continue
+        latex = a.severity.value if a.severity is not None else "—"
+        rows.append(f"| {rule.code} | {rule.name} | {rule.severity.value} | {latex} | {a.why} |")
+    for slug, (code, severity) in INPUT_FINDINGS.items():
+        rows.append(f"| {code} | {slug} | — | {severity.value} | reading the LaTeX sources |")
+    return "\n".join(rows)

@@ -1,0 +1,366 @@
+"""What a paper declares: theorem-like environments, macros, title, authors, bibliography, style.
+
+Definitions are read with a small brace-matching scanner over the text with comments blanked
+(``\\newcommand``, ``\\renewcommand``, ``\\providecommand``, ``\\DeclareMathOperator``,
+``\\def``, ``\\let``, ``\\newenvironment``, ``\\newtheorem``, ``\\declaretheorem``), wherever
+they are (preamble, a macros file, the body). Theorem-like environments map onto the roles of
+the argument model by their printed name or, failing that, their environment name (``thm``,
+``lem``, ``defi``, ``assu``…); environments a class provides (``thuthesis``) are known by name.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..tex.comments import mask_comments
+
+_NAME = re.compile(r"\\([A-Za-z@]+|.)")
+_SPACE = re.compile(r"\s*")
+
+
+@dataclass(frozen=True)
+class Macro:
+    """One macro definition as written."""
+
+    name: str
+    """Without the backslash."""
+    args: int
+    default: str | None
+    """Default of an optional first argument (``\\newcommand{\\x}[2][d]{…}``)."""
+    body: str
+    start: int
+    """Offset of the definition in the flattened text."""
+    end: int
+    command: str
+    """``newcommand``, ``def``, ``DeclareMathOperator``…"""
+
+    @property
+    def text(self) -> str:
+        """The definition as a ``\\newcommand`` line (``\\def`` kept as written)."""
+        if self.command == "DeclareMathOperator":
+            return "\\DeclareMathOperator{\\" + self.name + "}{" + self.body + "}"
+        if self.command == "DeclareMathOperator*":
+            return "\\DeclareMathOperator*{\\" + self.name + "}{" + self.body + "}"
+        args = f"[{self.args}]" if self.args else ""
+        default = f"[{self.default}]" if self.default is not None else ""
+        return "\\newcommand{\\" + self.name + "}" + args + default + "{" + self.body + "}"
+
+
+@dataclass(frozen=True)
+class Environment:
+    """``\\newenvironment{name}[n]{begin}{end}``."""
+
+    name: str
+    args: int
+    begin: str
+    end: str
+    start: int
+    stop: int
+
+
+@dataclass
+class Declarations:
+    """Everything the paper declares."""
+
+    theorems: dict[str, str] = field(default_factory=dict)
+    """Environment name → role (``theorem``, ``lemma``… or ``other``)."""
+    theorem_names: dict[str, str] = field(default_factory=dict)
+    """Environment name → printed name (``Theorem``)."""
+    macros: dict[str, Macro] = field(default_factory=dict)
+    environments: dict[str, Environment] = field(default_factory=dict)
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    """Where the definitions are (left out of the body's text)."""
+    openers: dict[str, str] = field(default_factory=dict)
+    """Macros that open or close an environment (``\\be`` → ``\\begin{equation}``)."""
+
+
+ROLE_WORDS: tuple[tuple[str, str], ...] = (
+    (r"theorem|^thm|^theo|定理", "theorem"), (r"lemma|^lem|引理", "lemma"),
+    (r"proposition|^prop|命题", "proposition"), (r"corollary|^cor|推论", "corollary"),
+    (r"claim|^clm|断言|论断", "claim"), (r"conjecture|^conj|hypothes|猜想", "claim"),
+    (r"definition|^def|^dfn|定义", "definition"), (r"assumption|^ass|^asm|^asu|假设|假定", "assumption"),
+    (r"remark|^rem|^rmk|注记|^注$", "remark"),
+    (r"example|^exm|^ex$|fact|observation|^obs|note|problem|question|exercise|notation|setting"
+     r"|condition|principle|property|axiom|algorithm|例|性质|公理|问题", "other"),
+)
+"""Printed name or environment name → role (first match wins)."""
+NOT_THEOREMS = frozenset({
+    "proof", "figure", "figure*", "table", "table*", "equation", "equation*", "align",
+    "align*", "itemize", "enumerate", "description", "abstract", "document", "center",
+    "minipage", "tabular", "array", "cases", "split", "gather", "gather*", "multline",
+    "multline*", "eqnarray", "eqnarray*", "subequations", "flalign", "flalign*", "alignat",
+    "alignat*", "verbatim", "lstlisting", "minted", "tikzpicture", "algorithm", "algorithmic",
+    "thebibliography", "quote", "quotation", "wrapfigure", "subfigure", "restatable",
+    "comment", "appendices", "appendix", "small", "footnotesize", "tcolorbox", "frame",
+    "definitionbox", "displayquote"})
+
+
+def role_for(env: str, printed: str | None = None) -> str | None:
+    """The role a theorem-like environment maps to (``None``: not theorem-like by its name)."""
+    for text in (printed, env):
+        if not text:
+            continue
+        low = re.sub(r"\\[A-Za-z]+|[{}]", "", text).strip().lower()
+        for pattern, role in ROLE_WORDS:
+            if re.search(pattern, low):
+                return role
+    return None
+
+
+def _group(text: str, pos: int) -> tuple[str, int] | None:
+    """The balanced ``{…}`` at ``pos`` (after spaces): its content and the offset after it."""
+    pos = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+    if pos >= len(text) or text[pos] != "{":
+        return None
+    depth = 0
+    k = pos
+    while k < len(text):
+        ch = text[k]
+        if ch == "\\":
+            k += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[pos + 1:k], k + 1
+        k += 1
+    return None
+
+
+def _optional(text: str, pos: int) -> tuple[str | None, int]:
+    """A ``[…]`` at ``pos`` (after spaces), brackets in braces allowed."""
+    at = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+    if at >= len(text) or text[at] != "[":
+        return None, pos
+    depth = 0
+    k = at + 1
+    while k < len(text):
+        ch = text[k]
+        if ch == "\\":
+            k += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == "]" and depth == 0:
+            return text[at + 1:k], k + 1
+        k += 1
+    return None, pos
+
+
+def _macro_name(text: str, pos: int) -> tuple[str | None, int]:
+    """``\\name`` or ``{\\name}`` at ``pos``."""
+    at = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+    group = _group(text, at)
+    if group is not None:
+        m = _NAME.fullmatch(group[0].strip())
+        return (m.group(1) if m else None), group[1]
+    m = _NAME.match(text, at)
+    return (m.group(1), m.end()) if m else (None, pos)
+
+
+_DEFINER = re.compile(
+    r"\\(newcommand|renewcommand|providecommand|DeclareMathOperator|def|let|newenvironment"
+    r"|renewenvironment|newtheorem|declaretheorem|spnewtheorem|newmdtheoremenv"
+    r"|DeclareRobustCommand)(\*?)(?![A-Za-z@])")
+_ENV_OPEN = re.compile(r"\A\s*\\(begin|end)\s*\{([A-Za-z*]+)\}\s*\Z")
+
+
+def read_declarations(text: str, lookup_classes: bool = True) -> Declarations:
+    """Every definition in ``text`` (the flattened paper)."""
+    masked = mask_comments(text)
+    out = Declarations()
+    for m in _DEFINER.finditer(masked):
+        command, star = m.group(1), m.group(2)
+        pos = m.end()
+        try:
+            end = _read_one(masked, text, command, star, pos, m.start(), out)
+        except (IndexError, ValueError):
+            end = None
+        if end is not None:
+            out.spans.append((m.start(), end))
+    for name, macro in out.macros.items():
+        opener = _ENV_OPEN.match(macro.body)
+        if opener and macro.args == 0:
+            out.openers[name] = macro.body.strip()
+    return out
+
+
+def _read_one(masked: str, text: str, command: str, star: str, pos: int, start: int,
+              out: Declarations) -> int | None:
+    if command in ("newcommand", "renewcommand", "providecommand", "DeclareRobustCommand"):
+        name, pos = _macro_name(masked, pos)
+        if name is None:
+            return None
+        nargs, pos = _optional(masked, pos)
+        default, pos = _optional(masked, pos) if nargs is not None else (None, pos)
+        body = _group(masked, pos)
+        if body is None:
+            return None
+        try:
+            n = int(nargs.strip()) if nargs else 0
+        except ValueError:
+            n = 0
+        if command != "providecommand" or name not in out.macros:
+            out.macros[name] = Macro(name, n, default, text[body[1] - len(body[0]) - 1:body[1] - 1],
+                                     start, body[1], command)
+        return body[1]
+    if command == "DeclareMathOperator":
+        name, pos = _macro_name(masked, pos)
+        body = _group(masked, pos)
+        if name is None or body is None:
+            return None
+        out.macros[name] = Macro(name, 0, None, body[0], start, body[1],
+                                 "DeclareMathOperator" + star)
+        return body[1]
+    if command == "def":
+        m = _NAME.match(masked, _SPACE.match(masked, pos).end())  # type: ignore[union-attr]
+        if m is None:
+            return None
+        k = m.end()
+        params = re.match(r"(?:#\d)*", masked[k:])
+        n = len(params.group(0)) // 2 if params else 0
+        k += len(params.group(0)) if params else 0
+        body = _group(masked, k)
+        if body is None:
+            return None
+        out.macros[m.group(1)] = Macro(m.group(1), n, None, body[0], start, body[1], "def")
+        return body[1]
+    if command == "let":
+        m = re.compile(r"\s*\\([A-Za-z@]+)\s*=?\s*\\([A-Za-z@]+|.)").match(masked, pos)
+        if m is None:
+            return None
+        target = out.macros.get(m.group(2))
+        if target is not None:
+            out.macros[m.group(1)] = Macro(m.group(1), target.args, target.default, target.body,
+                                           start, m.end(), "newcommand")
+        return m.end()
+    if command in ("newenvironment", "renewenvironment"):
+        group = _group(masked, pos)
+        if group is None:
+            return None
+        name, pos = group[0].strip(), group[1]
+        nargs, pos = _optional(masked, pos)
+        _default, pos = _optional(masked, pos) if nargs is not None else (None, pos)
+        begin = _group(masked, pos)
+        end = _group(masked, begin[1]) if begin else None
+        if begin is None or end is None:
+            return None
+        try:
+            n = int(nargs.strip()) if nargs else 0
+        except ValueError:
+            n = 0
+        out.environments[name] = Environment(name, n, begin[0], end[0], start, end[1])
+        return end[1]
+    if command in ("newtheorem", "spnewtheorem", "newmdtheoremenv"):
+        _opt, pos = _optional(masked, pos) if command == "newmdtheoremenv" else (None, pos)
+        group = _group(masked, pos)
+        if group is None:
+            return None
+        env, pos = group[0].strip(), group[1]
+        _shared, pos = _optional(masked, pos)
+        printed = _group(masked, pos)
+        if printed is None:
+            return None
+        _within, after = _optional(masked, printed[1])
+        role = role_for(env, printed[0]) or "other"
+        out.theorems[env] = role
+        out.theorem_names[env] = printed[0].strip()
+        return after
+    if command == "declaretheorem":
+        opts, pos = _optional(masked, pos)
+        group = _group(masked, pos)
+        if group is None:
+            return None
+        env = group[0].strip()
+        _opts2, after = _optional(masked, group[1])
+        name_opt = re.search(r"name\s*=\s*\{?([^,}\]]+)", (opts or "") + "," + (_opts2 or ""))
+        printed = name_opt.group(1) if name_opt else env
+        out.theorems[env] = role_for(env, printed) or "other"
+        out.theorem_names[env] = printed
+        return after
+    return None
+
+
+_TITLE_MACROS = ("title", "icmltitle", "ctitle", "etitle", "Title", "papertitle")
+_AUTHOR_MACROS = ("author", "icmlauthor", "cauthor", "eauthor", "Author")
+
+
+def find_macro_arg(text: str, names: tuple[str, ...]) -> tuple[str, int] | None:
+    """The (last optional-skipped) braced argument of the first ``\\name`` among ``names``."""
+    masked = mask_comments(text)
+    pattern = re.compile(r"\\(" + "|".join(names) + r")\*?(?![A-Za-z@])")
+    for m in pattern.finditer(masked):
+        _opt, pos = _optional(masked, m.end())
+        group = _group(masked, pos)
+        if group is not None and group[0].strip():
+            start = group[1] - len(group[0]) - 1
+            return text[start:group[1] - 1], start
+    return None
+
+
+def find_title(text: str) -> tuple[str, int] | None:
+    """The paper's title as written (``\\title``, ``\\icmltitle``, thesis ``\\ctitle``…)."""
+    return find_macro_arg(text, _TITLE_MACROS)
+
+
+def find_authors(text: str) -> list[str]:
+    """Author names, best effort: ``\\author{A \\and B}`` (first line of each), or every
+    ``\\icmlauthor{Name}{…}``."""
+    masked = mask_comments(text)
+    names: list[str] = []
+    for m in re.finditer(r"\\(icmlauthor|author|cauthor)\*?(?![A-Za-z@])", masked):
+        _opt, pos = _optional(masked, m.end())
+        group = _group(masked, pos)
+        if group is None:
+            continue
+        for part in re.split(r"\\and\b|\\AND\b|\\And\b", group[0]):
+            first = re.split(r"\\\\|\\thanks|\\footnote|\\textsuperscript|\\inst|\$|\\newline",
+                             part)[0]
+            name = re.sub(r"\\[A-Za-z]+\*?(\[[^\]]*\])?|[{}~]", " ", first)
+            name = " ".join(name.split()).strip(" ,")
+            if name and len(name) < 60 and not re.search(r"[@\d]", name):
+                names.append(name)
+        if m.group(1) == "author" and names:
+            break
+    return list(dict.fromkeys(names))
+
+
+_BIB = re.compile(r"\\(bibliography|addbibresource)(?:\[[^\]]*\])?\s*\{([^{}]+)\}")
+_PACKAGE = re.compile(r"\\usepackage\s*(?:\[([^\]]*)\])?\s*\{([^{}]+)\}")
+_CLASS = re.compile(r"\\documentclass\s*(?:\[([^\]]*)\])?\s*\{([^{}]+)\}")
+VENUE_PACKAGE = re.compile(r"(?i)^(neurips|nips|icml|iclr|colm|tmlr|acl|aaai|ijcai|emnlp|naacl"
+                           r"|corl|aistats|uai|colt|jmlr|arxiv)[\w-]*$")
+
+
+def bibliographies(text: str) -> list[str]:
+    """Names of the ``.bib`` files the paper uses (as written, without ``.bib``)."""
+    masked = mask_comments(text)
+    out: list[str] = []
+    for m in _BIB.finditer(masked):
+        for name in m.group(2).split(","):
+            name = name.strip()
+            if name:
+                out.append(name[:-4] if name.endswith(".bib") else name)
+    return list(dict.fromkeys(out))
+
+
+def packages(preamble: str) -> list[tuple[str, str | None]]:
+    """``(package, options)`` of every ``\\usepackage`` of the preamble, in order."""
+    masked = mask_comments(preamble)
+    out: list[tuple[str, str | None]] = []
+    for m in _PACKAGE.finditer(masked):
+        for name in m.group(2).split(","):
+            if name.strip():
+                out.append((name.strip(), m.group(1)))
+    return out
+
+
+def document_class(preamble: str) -> tuple[str, str | None] | None:
+    """``(class, options)`` of the ``\\documentclass`` line."""
+    m = _CLASS.search(mask_comments(preamble))
+    return (m.group(2).strip(), m.group(1)) if m else None

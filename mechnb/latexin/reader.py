@@ -1,0 +1,646 @@
+"""A LaTeX paper → blocks of the argument model → a notebook (the same ``Paper`` a notebook gives).
+
+The body (``\\begin{document}`` … ``\\end{document}``, text after it ignored) is parsed with
+pylatexenc in tolerant mode and cut into blocks: one per paragraph (blank line), heading,
+theorem-like environment, proof, abstract, figure or table, and environment MathJax cannot show.
+Each block becomes one cell: markdown where ``convert`` can say it faithfully, raw LaTeX (which
+exports unchanged) where it cannot. Roles come from the structure: theorem-like environments by
+their declarations, proofs, the abstract, the appendix; the introduction's paragraphs by the
+moves they make (gap, lens, contributions…); limitations and conclusions by their section; the
+first paragraph after a statement that talks about it is its interpretation; figures, tables and
+paragraphs of an experiments section that reference a statement validate it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pylatexenc import macrospec
+from pylatexenc.latexwalker import (
+    LatexCharsNode,
+    LatexCommentNode,
+    LatexEnvironmentNode,
+    LatexGroupNode,
+    LatexMacroNode,
+    LatexMathNode,
+    LatexNode,
+    LatexWalker,
+    LatexWalkerError,
+    get_default_latex_context_db,
+)
+
+from ..notebook import CJK_RE
+from .convert import LISTS, MATH_ENVIRONMENTS, Converter, Markdown, Unconvertible
+from .preamble import (
+    NOT_THEOREMS,
+    Declarations,
+    bibliographies,
+    document_class,
+    find_authors,
+    find_title,
+    packages,
+    read_declarations,
+    role_for,
+)
+from ..tex.comments import comment_spans
+from .source import Source, load_source
+
+SECTIONS = {"part": 0, "chapter": 0, "section": 1, "subsection": 2, "subsubsection": 3,
+            "paragraph": 4, "subparagraph": 5}
+FIGURES = frozenset({"figure", "figure*", "table", "table*", "wrapfigure", "wraptable",
+                     "SCfigure", "sidewaysfigure", "sidewaystable", "subfigure", "floatrow"})
+DROPPED_MACROS = frozenset({
+    "maketitle", "tableofcontents", "listoffigures", "listoftables", "bibliographystyle",
+    "bibliography", "printbibliography", "addbibresource", "newpage", "clearpage",
+    "cleardoublepage", "pagebreak", "vspace", "vskip", "smallskip", "medskip", "bigskip",
+    "frontmatter", "mainmatter", "backmatter", "title", "author", "date", "icmltitle",
+    "icmltitlerunning", "icmlauthor", "icmlaffiliation", "icmlcorrespondingauthor",
+    "icmlkeywords", "icmlsetsymbol", "printAffiliationsAndNotice", "thanks", "affiliation",
+    "input", "include", "subfile", "import", "subimport", "pagestyle", "thispagestyle",
+    "nocite", "onecolumn", "twocolumn", "centering", "noindent",
+    "makeatletter", "makeatother", "linenumbers", "FloatBarrier", "balance", "newline",
+    "hypersetup", "graphicspath", "setlength", "setcounter", "addtocounter", "renewcommand",
+    "newcommand", "providecommand", "def", "let", "DeclareMathOperator", "newtheorem",
+    "theoremstyle", "newenvironment", "renewenvironment", "ctitle", "etitle", "cauthor",
+    "eauthor", "keywords", "ckeywords", "ekeywords", "thusetup", "ustcsetup", "appendix",
+    "listofalgorithms", "acknowledgments", "maketitlepage", "makedeclaration"})
+"""Body macros that say nothing the notebook holds as text (layout, metadata, definitions)."""
+_BLANK = re.compile(r"\n[ \t]*\n\s*")
+_IGNORE = re.compile(r"%\s*mech-ignore\s*:\s*([A-Za-z0-9_, -]+)")
+_HEADING_CLASS: tuple[tuple[str, str], ...] = (
+    (r"(?i)^\s*(?:\d+[.\s]*)?(introduction|overview)\b|引言|绪论|概述|简介|前言", "introduction"),
+    (r"(?i)related\s+work|prior\s+work|background|literature|previous\s+work|相关工作|研究现状|背景",
+     "related"),
+    (r"(?i)limitation|局限|不足", "limitations"),
+    (r"(?i)future\s+work|open\s+(?:question|problem)|未来工作|展望", "future"),
+    (r"(?i)conclu|summary|discussion|结论|总结|结语|讨论", "conclusion"),
+    (r"(?i)experiment|empirical|evaluation|results|simulation|numerical|实验|验证|评估|仿真",
+     "experiments"),
+    (r"(?i)appendix|附录", "appendix"),
+)
+_STATEMENT_ROLES = frozenset({"theorem", "lemma", "proposition", "corollary", "claim"})
+_TALKS_ABOUT = re.compile(
+    r"(?i)\b(?:this|the|our|above|previous|preceding)\s+(?:theorem|lemma|proposition|result|"
+    r"corollary|claim|bound|statement)\b|\b(?:intuitively|in words|in other words|informally|"
+    r"roughly speaking|that is|this means|means that|says that|shows that|implies that|"
+    r"tells us|interpret|interpretation|implication)\b|该定理|这一结果|上述|直观|换言之|也就是说|意味着")
+_INTERVENTION = re.compile(r"(?i)interven|ablat|patch|knock|steer|causal|干预|消融")
+_RESULT_ROLES = {"introduction": None, "related": "prior", "limitations": "limitations",
+                 "future": "future", "conclusion": "conclusion"}
+_INTRO_ROLES = {"context": "context", "prior": "prior", "gap": "gap", "lens": "lens",
+                "contributions": "contributions", "key-step": "lens"}
+
+
+@dataclass
+class Block:
+    """One future cell."""
+
+    kind: str
+    """``markdown`` or ``raw``."""
+    source: str
+    start: int
+    end: int
+    anchors: list[tuple[int, int]] = field(default_factory=list)
+    role: str | None = None
+    label: str | None = None
+    title: str | None = None
+    caption: str | None = None
+    validates: list[str] = field(default_factory=list)
+    exp_kind: str | None = None
+    ignore: set[str] = field(default_factory=set)
+    section: str | None = None
+    """Class of the section the block is in (``introduction``, ``experiments``…)."""
+    heading: int | None = None
+    """Level of a heading block."""
+    refs: set[str] = field(default_factory=set)
+    """Labels the block references."""
+    appendix: bool = False
+    environment: str | None = None
+    images: list[str] = field(default_factory=list)
+
+    def metadata(self) -> dict[str, Any]:
+        meta: dict[str, Any] = {}
+        for key in ("role", "label", "title", "caption"):
+            value = getattr(self, key)
+            if value is not None:
+                meta[key] = value
+        if self.validates:
+            meta["validates"] = list(self.validates)
+        if self.exp_kind:
+            meta["kind"] = self.exp_kind
+        return meta
+
+
+@dataclass
+class Problem:
+    """Something the reader reports (at a flattened offset, or the file when ``None``)."""
+
+    slug: str
+    message: str
+    at: int | None = None
+
+
+@dataclass
+class LatexPaper:
+    """What reading a LaTeX paper found."""
+
+    source: Source
+    declarations: Declarations
+    blocks: list[Block]
+    title: str | None
+    authors: list[str]
+    bibliography: list[str]
+    bbl: Path | None
+    lang: str
+    document_class: tuple[str, str | None] | None
+    packages: list[tuple[str, str | None]]
+    problems: list[Problem]
+    body_start: int
+
+
+_REF = re.compile(r"\\(?:ref|eqref|cref|Cref|autoref|Autoref|vref|nameref|labelcref|cpageref)"
+                  r"\*?\{([^{}]*)\}")
+_LABEL = re.compile(r"\\label\{([^{}]*)\}")
+_CITES = re.compile(r"\\[A-Za-z]*cite[A-Za-z]*\*?[\[{]|\[@")
+
+
+@cache
+def _context_db() -> Any:
+    db = get_default_latex_context_db().filter_context()
+    opt_env = ["proof", "figure", "figure*", "table", "table*", "theorem", "lemma",
+               "proposition", "corollary", "definition", "assumption", "remark", "claim"]
+    db.add_context_category(
+        "mechnb-latexin", prepend=True,
+        macros=[macrospec.MacroSpec(name, "*[{") for name in SECTIONS]
+        + [macrospec.MacroSpec(name, "{") for name in (
+            "Cref", "autoref", "Autoref", "nameref", "icmltitle", "label", "subfile",
+            "texttt", "textsc", "underline", "textsf", "textnormal", "ensuremath", "url",
+            "textsubscript", "textsuperscript", "mathcal", "bibliographystyle")]
+        + [macrospec.MacroSpec(name, "*[[{") for name in (
+            "citet", "citep", "citealp", "citealt", "citeauthor", "citeyear", "Citet",
+            "Citep", "citeyearpar", "parencite", "textcite", "autocite")]
+        + [macrospec.MacroSpec("caption", "*[{"), macrospec.MacroSpec("includegraphics", "*[[{"),
+           macrospec.MacroSpec("footnote", "[{"), macrospec.MacroSpec("item", "["),
+           macrospec.MacroSpec("captionof", "*{[{"), macrospec.MacroSpec("vspace", "*{"),
+           macrospec.MacroSpec("hspace", "*{"), macrospec.MacroSpec("icmlauthor", "{{")],
+        environments=[macrospec.EnvironmentSpec(name, "[") for name in opt_env]
+        + [macrospec.EnvironmentSpec("restatable", "*[{{"),
+           macrospec.EnvironmentSpec("subfigure", "[{"),
+           macrospec.EnvironmentSpec("minipage", "[[[{"),
+           macrospec.EnvironmentSpec("wrapfigure", "[{[{")])
+    return db
+
+
+def _blank_split(node: LatexCharsNode) -> list[LatexNode | None]:
+    """A chars node cut at blank lines; ``None`` marks each paragraph break."""
+    chars = node.chars
+    if not _BLANK.search(chars):
+        return [node]
+    out: list[LatexNode | None] = []
+    pos = 0
+    for m in _BLANK.finditer(chars):
+        if m.start() > pos:
+            out.append(LatexCharsNode(chars=chars[pos:m.start()], pos=node.pos + pos,
+                                      len=m.start() - pos, parsing_state=node.parsing_state))
+        out.append(None)
+        pos = m.end()
+    if pos < len(chars):
+        out.append(LatexCharsNode(chars=chars[pos:], pos=node.pos + pos, len=len(chars) - pos,
+                                  parsing_state=node.parsing_state))
+    return out
+
+
+def _text_of(node: LatexNode | None, text: str) -> str:
+    if node is None:
+        return ""
+    return text[node.pos:node.pos + node.len]
+
+
+def _arg(node: LatexMacroNode | LatexEnvironmentNode, index: int) -> LatexNode | None:
+    args = node.nodeargd.argnlist if node.nodeargd else []
+    return args[index] if 0 <= index < len(args) or -len(args) <= index < 0 else None
+
+
+def _inner(node: LatexNode | None, text: str) -> str:
+    """The text of a group argument without its braces/brackets."""
+    raw = _text_of(node, text).strip()
+    return raw[1:-1] if raw[:1] in "{[" and raw[-1:] in "}]" else raw
+
+
+def _find_macros(nodes: Sequence[LatexNode | None], names: frozenset[str]) -> list[LatexMacroNode]:
+    out: list[LatexMacroNode] = []
+    stack = [n for n in reversed(nodes) if n is not None]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, LatexMacroNode):
+            if n.macroname in names:
+                out.append(n)
+            if n.nodeargd:
+                stack.extend(a for a in reversed(n.nodeargd.argnlist) if a is not None)
+        elif isinstance(n, (LatexGroupNode, LatexEnvironmentNode, LatexMathNode)):
+            stack.extend(c for c in reversed(n.nodelist) if c is not None)
+            if isinstance(n, LatexEnvironmentNode) and n.nodeargd:
+                stack.extend(a for a in reversed(n.nodeargd.argnlist) if a is not None)
+    return out
+
+
+class _Reader:
+    def __init__(self, src: Source, decl: Declarations) -> None:
+        self.src = src
+        self.text = src.text
+        self.decl = decl
+        self.convert = Converter(src.text, decl)
+        self.blocks: list[Block] = []
+        self.pending: list[LatexNode] = []
+        self.section: str | None = None
+        self.appendix = False
+        self.ignore_next: set[str] = set()
+        self.problems: list[Problem] = []
+        self.def_spans = sorted(decl.spans)
+        self.comments = comment_spans(src.text)
+
+    # -------------------------------------------------------------- blocks
+    def add(self, block: Block) -> None:
+        block.section = self.section
+        block.appendix = self.appendix
+        block.ignore |= self.ignore_next
+        self.ignore_next = set()
+        block.refs = {x.strip() for m in _REF.finditer(self.text, block.start, block.end)
+                      for x in m.group(1).split(",") if x.strip()}
+        self.blocks.append(block)
+
+    def raw(self, start: int, end: int, **kw: Any) -> Block:
+        body = self.text[start:end].strip("\n")
+        lead = len(self.text[start:end]) - len(self.text[start:end].lstrip("\n"))
+        return Block("raw", body, start, end, [(0, start + lead)], **kw)
+
+    def flush(self) -> None:
+        nodes = [n for n in self.pending if n is not None]
+        self.pending = []
+        if not any(not (isinstance(n, (LatexCharsNode,)) and not n.chars.strip())
+                   and not isinstance(n, LatexCommentNode) for n in nodes):
+            return
+        while nodes and (isinstance(nodes[0], LatexCommentNode) or
+                         isinstance(nodes[0], LatexCharsNode) and not nodes[0].chars.strip()):
+            nodes.pop(0)
+        while nodes and isinstance(nodes[-1], LatexCharsNode) and not nodes[-1].chars.strip():
+            nodes.pop()
+        start, end = nodes[0].pos, nodes[-1].pos + nodes[-1].len
+        try:
+            md = self.convert.paragraph(nodes)
+        except Unconvertible:
+            self.add(self.raw(start, end))
+            return
+        if md.text.strip():
+            self.add(Block("markdown", md.text, start, end, md.anchors))
+
+    # -------------------------------------------------------------- walking
+    def in_definition(self, pos: int) -> bool:
+        import bisect
+
+        k = bisect.bisect_right(self.def_spans, (pos, 1 << 60)) - 1
+        return k >= 0 and self.def_spans[k][0] <= pos < self.def_spans[k][1]
+
+    def walk(self, nodes: Sequence[LatexNode]) -> None:
+        k = 0
+        while k < len(nodes):
+            node = nodes[k]
+            k += 1
+            if node is None:
+                continue
+            if self.in_definition(node.pos):
+                continue
+            if isinstance(node, LatexCharsNode):
+                for piece in _blank_split(node):
+                    if piece is None:
+                        self.flush()
+                    else:
+                        self.pending.append(piece)
+            elif isinstance(node, LatexCommentNode):
+                m = _IGNORE.search("%" + node.comment)
+                if m:
+                    codes = {c.strip().upper() for c in re.split(r"[,\s]+", m.group(1))
+                             if c.strip()}
+                    if self.pending and any(not isinstance(p, LatexCommentNode)
+                                            for p in self.pending):
+                        self.pending_ignore = codes
+                        self.ignore_next |= codes
+                    else:
+                        self.ignore_next |= codes
+                if self.pending:
+                    self.pending.append(node)
+            elif isinstance(node, LatexMacroNode):
+                k = self.macro(nodes, k - 1)
+            elif isinstance(node, LatexEnvironmentNode):
+                self.environment(node)
+            else:
+                self.pending.append(node)
+        self.flush()
+
+    def macro(self, nodes: Sequence[LatexNode], k: int) -> int:
+        node = nodes[k]
+        assert isinstance(node, LatexMacroNode)
+        name = node.macroname
+        if name in SECTIONS:
+            self.flush()
+            self.heading(node, nodes, k)
+            return self._skip_label(nodes, k + 1)
+        if name == "appendix":
+            self.flush()
+            self.appendix = True
+            self.section = "appendix"
+            self.appendix_pending = True
+            return k + 1
+        if name in ("bibliography", "printbibliography") or name == "end" or \
+                (name in DROPPED_MACROS and not self.pending):
+            if name in ("bibliography", "printbibliography"):
+                self.flush()
+            return k + 1
+        if name == "item":
+            self.pending.append(node)
+            return k + 1
+        self.pending.append(node)
+        return k + 1
+
+    def _skip_label(self, nodes: Sequence[LatexNode], k: int) -> int:
+        """Attach a ``\\label`` right after a heading (spaces and comments between) to it."""
+        j = k
+        while j < len(nodes) and (isinstance(nodes[j], LatexCommentNode) or (
+                isinstance(nodes[j], LatexCharsNode) and not nodes[j].chars.strip())):  # type: ignore[union-attr]
+            j += 1
+        if j < len(nodes) and isinstance(nodes[j], LatexMacroNode) and \
+                nodes[j].macroname == "label":  # type: ignore[union-attr]
+            label = _inner(_arg(nodes[j], -1), self.text).strip()  # type: ignore[arg-type]
+            if self.blocks and label:
+                self.blocks[-1].label = label
+                self.blocks[-1].end = nodes[j].pos + nodes[j].len
+            return j + 1
+        return k
+
+    def heading(self, node: LatexMacroNode, nodes: Sequence[LatexNode], k: int) -> None:
+        title_node = _arg(node, -1)
+        if title_node is None:  # \section without an argument: its text is the next group
+            nxt = nodes[k + 1] if k + 1 < len(nodes) else None
+            title_node = nxt if isinstance(nxt, LatexGroupNode) else None
+        title_src = _inner(title_node, self.text)
+        level = SECTIONS[node.macroname] + (0 if not self.has_chapters else 1)
+        level = max(1, min(level, 6)) if node.macroname not in ("part", "chapter") else 1
+        star = _arg(node, 0) is not None
+        classified = None
+        for pattern, what in _HEADING_CLASS:
+            if re.search(pattern, title_src):
+                classified = what
+                break
+        if level <= (2 if self.has_chapters else 1) or classified:
+            if level <= (2 if self.has_chapters else 1):
+                self.section = classified if not self.appendix else "appendix"
+            elif classified in ("limitations", "future"):
+                self.section = classified
+        try:
+            title = self.convert.inline(title_node.nodelist if isinstance(title_node,
+                                                                          LatexGroupNode)
+                                        else [title_node] if title_node else [])
+        except Unconvertible:
+            title = None
+        end = node.pos + node.len
+        if title is None or star or not title:
+            block = self.raw(node.pos, end)
+        else:
+            block = Block("markdown", "#" * level + " " + title, node.pos, end,
+                          [(0, node.pos), (level + 1, (title_node.pos + 1) if title_node
+                                           else node.pos)])
+        block.heading = level
+        if getattr(self, "appendix_pending", False):
+            block.role = "appendix"
+            self.appendix_pending = False
+        self.add(block)
+
+    def environment(self, node: LatexEnvironmentNode) -> None:
+        name = node.environmentname
+        if name == "document":
+            self.walk(node.nodelist)
+            return
+        if name in ("comment", "iffalse"):
+            return
+        if name in MATH_ENVIRONMENTS or name in LISTS:
+            self.pending.append(node)
+            return
+        self.flush()
+        start, end = node.pos, node.pos + node.len
+        if name == "abstract":
+            self.body_block(node, node.nodelist, role="abstract")
+            return
+        if name == "proof":
+            title = _arg(node, 0)
+            self.body_block(node, node.nodelist, role="proof", title_node=title)
+            return
+        if name == "restatable":
+            env = _inner(_arg(node, 2), self.text).strip()
+            role = self.decl.theorems.get(env) or role_for(env)
+            block = self.raw(start, end, role=role if role != "other" else None)
+            block.environment = env
+            self.take_label(block, node.nodelist)
+            self.add(block)
+            return
+        role = self.theorem_role(name)
+        if role is not None:
+            self.body_block(node, node.nodelist, role=role if role != "other" else None,
+                            title_node=_arg(node, 0), environment=name)
+            return
+        if name in FIGURES:
+            self.figure(node)
+            return
+        self.add(self.raw(start, end))
+
+    def theorem_role(self, name: str) -> str | None:
+        if name in self.decl.theorems:
+            return self.decl.theorems[name]
+        if name in NOT_THEOREMS or name in self.decl.environments:
+            return None
+        return role_for(name.rstrip("*"))
+
+    def take_label(self, block: Block, nodes: Sequence[LatexNode]) -> LatexMacroNode | None:
+        for n in nodes:
+            if isinstance(n, LatexMacroNode) and n.macroname == "label":
+                block.label = _inner(_arg(n, -1), self.text).strip() or None
+                return n
+        labels = _find_macros(nodes, frozenset({"label"}))
+        if labels and block.role not in ("abstract", "proof", None):
+            block.label = _inner(_arg(labels[0], -1), self.text).strip() or None
+        return None
+
+    def body_block(self, env: LatexEnvironmentNode, nodes: Sequence[LatexNode], role: str | None,
+                   title_node: LatexNode | None = None, environment: str | None = None) -> None:
+        start, end = env.pos, env.pos + env.len
+        probe = Block("raw", "", start, end, role=role)
+        label_node = self.take_label(probe, nodes)
+        body = [n for n in nodes if n is not label_node]
+        title: str | None = None
+        ok = True
+        if title_node is not None:
+            try:
+                title = self.convert.inline(title_node.nodelist if isinstance(
+                    title_node, LatexGroupNode) else [title_node]).strip("[] ")
+            except Unconvertible:
+                ok = False
+        standard = environment is None or role is None or environment == role or \
+            environment.rstrip("*") == role
+        md: Markdown | None = None
+        if ok and (standard or role in ("abstract", "proof")) and role is not None:
+            try:
+                md = self.convert.paragraph(body)
+            except Unconvertible:
+                md = None
+        if md is not None and "\n\n" in md.text and role == "abstract":
+            pass
+        if md is not None:
+            block = Block("markdown", md.text, start, end, md.anchors, role=role,
+                          label=probe.label, title=title)
+        else:
+            block = self.raw(start, end, role=role, label=probe.label, title=title)
+        block.environment = environment
+        self.add(block)
+
+    def figure(self, node: LatexEnvironmentNode) -> None:
+        block = self.raw(node.pos, node.pos + node.len, role="figure")
+        block.environment = node.environmentname
+        captions = _find_macros(node.nodelist, frozenset({"caption", "captionof"}))
+        if captions:
+            cap = _arg(captions[-1], -1)
+            try:
+                block.caption = self.convert.inline(cap.nodelist if isinstance(
+                    cap, LatexGroupNode) else [cap] if cap else []) or None
+            except Unconvertible:
+                block.caption = " ".join(_inner(cap, self.text).split()) or None
+        labels = _find_macros(node.nodelist, frozenset({"label"}))
+        if labels:
+            block.label = _inner(_arg(labels[-1], -1), self.text).strip() or None
+        block.images = [_inner(_arg(g, -1), self.text).strip()
+                        for g in _find_macros(node.nodelist, frozenset({"includegraphics"}))]
+        self.add(block)
+
+    has_chapters = False
+
+
+def _guess_lang(text: str) -> str:
+    cjk = len(CJK_RE.findall(text))
+    latin = len(re.findall(r"[A-Za-z]", re.sub(r"\\[A-Za-z]+", "", text)))
+    return "zh" if cjk and cjk * 3 >= 0.8 * latin else "en"
+
+
+def _annotate(blocks: list[Block], lang: str) -> None:
+    """Roles from the structure: introduction moves, sections, interpretations, validation."""
+    from ..moves.paper import _untyped_moves
+
+    statements = {b.label: b for b in blocks if b.role in _STATEMENT_ROLES and b.label}
+    for n, b in enumerate(blocks):
+        if b.heading is not None or b.role is not None:
+            continue
+        if b.section == "introduction" and b.kind == "markdown":
+            moves = _untyped_moves(b.source, lang, "rules")
+            if moves:
+                b.role = _INTRO_ROLES.get(moves[0])
+        elif b.section in _RESULT_ROLES and _RESULT_ROLES[b.section] and not b.appendix:
+            b.role = _RESULT_ROLES[b.section]
+            if b.role == "prior" and not _CITES.search(b.source):
+                b.role = None  # a paragraph of a background section that cites nothing
+            if b.role in ("limitations", "future"):
+                b.title = ""  # the section heading says it: no run-in heading
+        elif b.section == "experiments":
+            named = sorted(r for r in b.refs if r in statements)
+            if named:
+                b.role, b.validates = "result", named
+    for b in blocks:  # figures and tables: what their caption or text references
+        if b.role == "figure":
+            named = sorted(r for r in b.refs if r in statements)
+            if named or b.section == "experiments":
+                b.role = "experiment"
+                b.validates = named
+                b.exp_kind = "intervention" if _INTERVENTION.search(
+                    (b.caption or "") + " " + b.source[:2000]) else "controlled"
+    for n, b in enumerate(blocks):  # the first paragraph after a statement that talks about it
+        if b.role not in _STATEMENT_ROLES:
+            continue
+        for c in blocks[n + 1:n + 6]:
+            if c.role == "proof" or (c.kind == "raw" and c.role is None):
+                continue
+            if c.heading is not None or c.role not in (None, "result"):
+                break
+            if c.kind == "markdown" and (_TALKS_ABOUT.search(c.source) or (
+                    b.label and b.label in c.refs)):
+                c.role, c.title = "interpretation", ""
+            break
+
+
+def read_latex(path: str | Path) -> LatexPaper:
+    """Read the paper at ``path`` (a main ``.tex`` or a folder) into blocks."""
+    src = load_source(path)
+    text = src.text
+    masked_begin = _find_env_mark(text, "begin")
+    body_start = masked_begin if masked_begin is not None else 0
+    end = _find_env_mark(text, "end", body_start)
+    body_end = end if end is not None else len(text)
+    preamble = text[:body_start]
+    decl = read_declarations(text[:body_end])
+    problems = [Problem("input-not-found", p.message, None) for p in src.problems]
+    # environment-opening macros (\be … \ee) become the environments they open
+    if decl.openers:
+        names = sorted(decl.openers, key=len, reverse=True)
+        pattern = re.compile(r"\\(" + "|".join(map(re.escape, names)) + r")(?![A-Za-z@])")
+        spans = [(m.start(), m.end(), decl.openers[m.group(1)])
+                 for m in pattern.finditer(text, body_start, body_end)]
+        if spans:
+            src = src.substitute(spans)
+            text = src.text
+            body_end = _find_env_mark(text, "end", body_start) or len(text)
+            decl = read_declarations(text[:body_end])
+    reader = _Reader(src, decl)
+    reader.has_chapters = bool(re.search(r"(?m)^[^%\n]*\\chapter\*?\s*\{", text[body_start:body_end]))
+    body_pos = body_start
+    walker = LatexWalker(text[:body_end], latex_context=_context_db(), tolerant_parsing=True)
+    try:
+        nodes, _, _ = walker.get_latex_nodes(pos=body_pos)
+    except LatexWalkerError as exc:  # tolerant mode rarely raises; keep going without a body
+        problems.append(Problem("parse-error", f"the body could not be read: {exc}", body_pos))
+        nodes = []
+    reader.walk(nodes)
+    problems += reader.problems
+    title = find_title(text[:body_end])
+    title_text = None
+    if title is not None:
+        try:
+            tw = LatexWalker(title[0], latex_context=_context_db(), tolerant_parsing=True)
+            tnodes, _, _ = tw.get_latex_nodes()
+            title_text = Converter(title[0], decl).inline(
+                [n for n in tnodes if not (isinstance(n, LatexMacroNode) and n.macroname in (
+                    "\\", "newline", "thanks", "footnote", "centering"))]) or None
+        except Unconvertible:
+            title_text = " ".join(re.sub(r"\\[A-Za-z]+\*?|[{}]|\\\\", " ", title[0]).split())
+    lang = _guess_lang(text[body_start:body_end])
+    _annotate(reader.blocks, lang)
+    bibs = bibliographies(text[:body_end])
+    main = src.main
+    bbl = next((p for p in (main.with_suffix(".bbl"),) if p.is_file()), None)
+    if bbl is None:
+        bbls = sorted(main.parent.glob("*.bbl"))
+        bbl = bbls[0] if len(bbls) == 1 else None
+    return LatexPaper(src, decl, reader.blocks, title_text, find_authors(text[:body_end]), bibs,
+                      bbl, lang, document_class(preamble), packages(preamble), problems,
+                      body_start)
+
+
+def _find_env_mark(text: str, which: str, start: int = 0) -> int | None:
+    """Offset after ``\\begin{document}`` (``which="begin"``) or of ``\\end{document}``,
+    outside comments."""
+    from ..tex.comments import comment_start
+
+    pattern = re.compile(r"\\" + which + r"\s*\{document\}")
+    for m in pattern.finditer(text, start):
+        if comment_start(text, m.start()) is None:
+            return m.end() if which == "begin" else m.start()
+    return None

@@ -1,0 +1,274 @@
+"""A LaTeX paper's files read as one text, with the way back to file, line and column.
+
+``load_source`` finds the main file (a folder with several ``\\documentclass`` files: the one
+with ``\\begin{document}``, preferring ``main.tex``), then replaces every ``\\input``,
+``\\include``, ``\\subfile``, ``\\import`` and ``\\subimport`` outside comments by the file it
+names, resolved as TeX resolves it (relative to the main file's folder; ``\\import`` relative to
+its own folder; ``.tex`` added when missing). A subfile's own preamble is left out. Every
+character of the flattened text maps back to the file and offset it came from (``Source.locate``);
+text put in by a substitution (an expanded macro) maps to where the macro was.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..tex.comments import comment_spans, comment_start, mask_comments
+
+MAX_DEPTH = 20
+"""Nested inputs followed before the reader stops (a file that inputs itself)."""
+_INPUT = re.compile(
+    r"\\(?:(import|subimport|includefrom|subincludefrom)\s*\{([^{}\n]*)\}\s*\{([^{}\n]*)\}"
+    r"|(input|include|subfile)(?![A-Za-z@])\s*(?:\{([^{}\n]*)\}|(?<=t)[ \t]+([A-Za-z0-9_./-]+\.tex)))")
+_DOCUMENTCLASS = re.compile(r"(?m)^[^%\n]*\\documentclass(?![A-Za-z])")
+_BEGIN_DOC = re.compile(r"\\begin\s*\{document\}")
+_END_DOC = re.compile(r"\\end\s*\{document\}")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something in the sources the reader could not follow (an input file that is missing)."""
+
+    file: Path
+    offset: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    start: int
+    """Offset of the piece in the flattened text."""
+    file: int
+    """Index into ``Source.files``."""
+    offset: int
+    """Offset in that file."""
+    exact: bool = True
+    """False for substituted text: every character maps to ``offset``."""
+
+
+@dataclass
+class Source:
+    """The flattened text of a paper and the map back to its files."""
+
+    text: str
+    files: list[Path]
+    texts: list[str]
+    pieces: list[_Piece]
+    problems: list[Problem] = field(default_factory=list)
+    _starts: list[int] = field(default_factory=list, repr=False)
+    _lines: dict[int, list[int]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._starts = [p.start for p in self.pieces]
+
+    @property
+    def main(self) -> Path:
+        """The main file."""
+        return self.files[0]
+
+    def origin(self, at: int) -> tuple[int, int]:
+        """``(file index, offset in that file)`` of flattened offset ``at``."""
+        k = max(bisect.bisect_right(self._starts, at) - 1, 0)
+        piece = self.pieces[k]
+        delta = at - piece.start if piece.exact else 0
+        return piece.file, min(piece.offset + delta, len(self.texts[piece.file]))
+
+    def line_col(self, file: int, offset: int) -> tuple[int, int]:
+        """1-based line and column of ``offset`` in file ``file``."""
+        starts = self._lines.get(file)
+        if starts is None:
+            text = self.texts[file]
+            starts = self._lines[file] = [0] + [m.end() for m in re.finditer("\n", text)]
+        line = bisect.bisect_right(starts, offset)
+        return line, offset - starts[line - 1] + 1
+
+    def locate(self, at: int) -> tuple[Path, int, int]:
+        """``(file, line, column)`` of flattened offset ``at``."""
+        file, offset = self.origin(at)
+        line, col = self.line_col(file, offset)
+        return self.files[file], line, col
+
+    def substitute(self, spans: Iterable[tuple[int, int, str]]) -> Source:
+        """This source with each ``(start, end, replacement)`` span replaced (sorted, disjoint);
+        replacement text maps to where the span began."""
+        out: list[str] = []
+        pieces: list[_Piece] = []
+        cursor = 0
+        length = 0
+
+        def keep(a: int, b: int) -> None:
+            nonlocal length
+            if b <= a:
+                return
+            k = max(bisect.bisect_right(self._starts, a) - 1, 0)
+            while k < len(self.pieces) and self.pieces[k].start < b:
+                p = self.pieces[k]
+                end = self.pieces[k + 1].start if k + 1 < len(self.pieces) else len(self.text)
+                lo, hi = max(a, p.start), min(b, end)
+                if lo < hi:
+                    shift = lo - p.start if p.exact else 0
+                    pieces.append(_Piece(length + lo - a, p.file, p.offset + shift, p.exact))
+                k += 1
+            out.append(self.text[a:b])
+            length += b - a
+
+        for start, end, replacement in spans:
+            keep(cursor, start)
+            file, offset = self.origin(start)
+            if replacement:
+                pieces.append(_Piece(length, file, offset, False))
+                out.append(replacement)
+                length += len(replacement)
+            cursor = end
+        keep(cursor, len(self.text))
+        # pieces were added with offsets relative to each kept range; fix their starts
+        fixed: list[_Piece] = []
+        for p in pieces:
+            if fixed and fixed[-1].start == p.start:
+                fixed[-1] = p
+            else:
+                fixed.append(p)
+        return Source("".join(out), self.files, self.texts, fixed or [_Piece(0, 0, 0)],
+                      list(self.problems))
+
+
+def read_text(path: Path) -> str:
+    """A source file's text (UTF-8; a Latin-1 file is read as Latin-1)."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def find_main(folder: Path) -> Path:
+    """The main ``.tex`` file of ``folder``: the one with ``\\documentclass`` and
+    ``\\begin{document}`` (``main.tex`` first, then the shortest name)."""
+    candidates = []
+    for path in sorted(folder.rglob("*.tex")):
+        try:
+            text = read_text(path)
+        except OSError:
+            continue
+        if _DOCUMENTCLASS.search(text) and _BEGIN_DOC.search(text):
+            candidates.append(path)
+    if not candidates:
+        raise FileNotFoundError(f"{folder}: no .tex file with \\documentclass and "
+                                "\\begin{document}")
+    return min(candidates, key=lambda p: (p.name != "main.tex", len(p.relative_to(folder).parts),
+                                          p.name.startswith(("supp", "appendix")),
+                                          len(p.name), str(p)))
+
+
+def _resolve(base: Path, name: str) -> Path | None:
+    name = name.strip().strip('"')
+    if not name:
+        return None
+    for candidate in (base / name, base / (name + ".tex")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _body_span(text: str) -> tuple[int, int]:
+    """The document body of a subfile (its own preamble left out), else the whole text."""
+    begin = _BEGIN_DOC.search(text)
+    if begin is None or comment_start(text, begin.start()) is not None:
+        return 0, len(text)
+    end = _END_DOC.search(text, begin.end())
+    return begin.end(), end.start() if end else len(text)
+
+
+def load_source(path: str | Path) -> Source:
+    """The paper at ``path`` (a main ``.tex`` file or a folder) with its inputs in place."""
+    path = Path(path)
+    main = find_main(path) if path.is_dir() else path
+    root = main.parent
+    files: list[Path] = []
+    texts: list[str] = []
+    pieces: list[_Piece] = []
+    problems: list[Problem] = []
+    out: list[str] = []
+    length = 0
+
+    def add_file(p: Path) -> int:
+        files.append(p)
+        texts.append(read_text(p))
+        return len(files) - 1
+
+    def emit(file: int, start: int, end: int) -> None:
+        nonlocal length
+        if end > start:
+            pieces.append(_Piece(length, file, start))
+            out.append(texts[file][start:end])
+            length += end - start
+
+    def walk(file: int, start: int, end: int, base: Path, stack: tuple[Path, ...]) -> None:
+        nonlocal length
+        text = texts[file]
+        cursor = start
+        for m in _INPUT.finditer(text, start, end):
+            if comment_start(text, m.start()) is not None:
+                continue
+            command = m.group(1) or m.group(4)
+            folder = base
+            if m.group(1):
+                name = m.group(3)
+                sub = m.group(2).strip()
+                folder = (root if command in ("import", "includefrom") else base) / sub
+                if Path(sub).is_absolute():
+                    folder = Path(sub)
+            else:
+                name = m.group(5) if m.group(5) is not None else m.group(6)
+            target = _resolve(folder, name)
+            if target is None:
+                if not name.endswith((".bbl", ".sty", ".cls", ".pdf", ".png", ".tikz")):
+                    problems.append(Problem(files[file], m.start(),
+                                            f"\\{command}{{{name}}}: file not found next to "
+                                            f"the main file; its text is not read"))
+                continue
+            if target.suffix not in (".tex", "") and not target.name.endswith(".tex"):
+                if target.suffix not in (".tikz", ".pgf", ".txt"):
+                    continue
+            if target.resolve() in stack or len(stack) >= MAX_DEPTH:
+                problems.append(Problem(files[file], m.start(),
+                                        f"\\{command}{{{name}}} inputs a file already being read "
+                                        f"(or nests deeper than {MAX_DEPTH}); skipped"))
+                continue
+            emit(file, cursor, m.start())
+            child = add_file(target)
+            lo, hi = _body_span(texts[child]) if command == "subfile" else (0, len(texts[child]))
+            if command == "include":
+                out.append("\n")  # \include starts a new page: a paragraph break at least
+                pieces.append(_Piece(length, file, m.start(), False))
+                length += 1
+            new_base = (target.parent if command in ("import", "subimport", "subfile",
+                                                      "includefrom", "subincludefrom")
+                        else base)
+            walk(child, lo, hi, new_base, (*stack, target.resolve()))
+            pieces.append(_Piece(length, file, m.end()))
+            cursor = m.end()
+        emit(file, cursor, end)
+
+    first = add_file(main)
+    walk(first, 0, len(texts[first]), root, (main.resolve(),))
+    if not pieces:
+        pieces.append(_Piece(0, first, 0))
+    return Source("".join(out), files, texts, _dedupe(pieces), problems)
+
+
+def _dedupe(pieces: list[_Piece]) -> list[_Piece]:
+    out: list[_Piece] = []
+    for p in pieces:
+        if out and out[-1].start == p.start:
+            out[-1] = p
+        else:
+            out.append(p)
+    return out
+
+
