@@ -22,6 +22,7 @@ SUBCOMMANDS: dict[str, str] = {
     "new": "mechnb.scaffold_cli",
     "moves": "mechnb.moves.cli",
     "trust": "mechnb.tex.cli",
+    "import": "mechnb.latexin.cli",
 }
 
 

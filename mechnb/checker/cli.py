@@ -127,7 +127,8 @@ def run_latex(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         findings = check_latex(args.notebook)
     except (OSError, RecursionError) as exc:
-        message = f"{args.notebook}: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}"
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        message = f"{args.notebook}: {why}"
         if args.format == "json":
             out.write(json.dumps({"error": message}, ensure_ascii=False) + "\n")
         err.write(f"mechnb check: {message}\n")

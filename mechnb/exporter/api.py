@@ -17,6 +17,7 @@ from ..errors import ExportError, MechnbError
 from ..findings import Finding, Severity
 from ..notebook import Paper, paper_from_dict, read_paper
 from ..paper_paths import resolve_in_folder
+from ..tex.markers import line_cells, token_index
 from .codes import export_finding
 from .context import RenderCache, cache_disabled
 from .document import ExportOptions, build_document, safe_stem
@@ -30,7 +31,7 @@ from .engines import (
     script_font_findings,
 )
 from .fallback import MAX_FORMULAS_AS_CODE, error_line, formula_as_code
-from .latex import RenderedTex, line_cells, render_latex
+from .latex import RenderedTex, render_latex
 from .styles import Style, parse_style, resolve_style
 from .writer import write_export
 
@@ -276,8 +277,10 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
         from .pdf import compile_pdf
 
         sources = {c.index: c.source for c in paper.cells}
+        tokens = token_index(paper.cells)
         compiled = compile_pdf(result.tex_path, progress, engine=engine or result.engine,
-                               latex=result.latex, resources=result.resources, sources=sources)
+                               latex=result.latex, resources=result.resources, sources=sources,
+                               cells=tokens)
         for _ in range(MAX_FORMULAS_AS_CODE):  # a formula TeX rejects: printed as code, again
             patched = (None if compiled.pdf is not None or _stopped(compiled)
                        else formula_as_code(result.latex, error_line(_log_text(compiled.log))
@@ -285,7 +288,7 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
             if patched is None:
                 break
             result.latex, replaced = patched
-            cell = line_cells(result.latex)[replaced.first_line - 1]
+            cell = line_cells(result.latex, tokens)[replaced.first_line - 1]
             result.findings.append(export_finding(
                 "formula-as-code", f"TeX rejects this formula "
                 f"({_tex_error(compiled)}); it is printed as code so the PDF builds: "
@@ -294,7 +297,7 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
                                            result.resources, True)
             compiled = compile_pdf(result.tex_path, progress, engine=engine or result.engine,
                                    latex=result.latex, resources=result.resources,
-                                   sources=sources)
+                                   sources=sources, cells=tokens)
         result.pdf_path = compiled.pdf
         result.log_path = compiled.log
         result.findings.extend(f for f in compiled.findings if not _already_found(f, result))

@@ -26,12 +26,13 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import ExportError
 from ..findings import Finding, Severity
+from ..tex.markers import line_cells, token_index
 from .api import ExportResult
 from .codes import export_finding
 from .document import one_line
 from .engines import ENGINES, pdftex_findings
 from .errors import LatexmkMissingError
-from .latex import data_text, fill, line_cells
+from .latex import data_text, fill
 from .pdf import compile_pdf, parse_log, run_tex
 from .writer import atomic_write
 
@@ -175,7 +176,8 @@ def _log_findings(result: ExportResult, workdir: Path, stem: str,
         log = log_path.read_text("utf-8", errors="replace")
     except OSError:
         log = ""
-    return parse_log(log, f"{stem}.tex", line_cells(result.latex), sources), log
+    return parse_log(log, f"{stem}.tex", line_cells(result.latex,
+                                                  token_index(result.paper.cells)), sources), log
 
 
 def _question_marks(pdf: Path) -> bool:
@@ -260,7 +262,8 @@ def _bbl(result: ExportResult, stem: str, files: Mapping[str, bytes]
         compiled = compile_pdf(tex_path, engine="pdflatex", latex=result.latex,
                                resources={k: v for k, v in files.items()
                                           if k != f"{stem}.tex"},
-                               keep=(".bbl",), sources=sources)
+                               keep=(".bbl",), sources=sources,
+                               cells=token_index(result.paper.cells))
         problems = [f for f in compiled.findings if f.severity is Severity.ERROR]
         if compiled.pdf is None or problems:
             return None, problems or [export_finding(

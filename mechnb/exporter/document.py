@@ -6,6 +6,7 @@ Each cell becomes zero or more blocks; how a cell is read depends on its role's 
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -15,8 +16,10 @@ from ..findings import Finding
 from ..notebook import Cell, Paper
 from ..paper_paths import resolve_in_folder
 from ..roles import Role, get_role
+from ..tex.comments import mask_comments
 from ..tex.escape import escape_latex, is_safe_name
 from ..tex.gate import is_latex_raw
+from ..tex.markers import cell_tokens, token_index
 from .codes import export_finding
 from .context import (
     RenderCache,
@@ -88,6 +91,10 @@ class Document:
     resources: dict[str, bytes] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     source_name: str = "notebook"
+    markers: dict[int, str] = field(default_factory=dict)
+    """Cell index → the token of its ``% mechnb:cell`` marker (the cell id, else ``#index``)."""
+    marker_index: dict[str, int] = field(default_factory=dict)
+    """Marker token → cell index."""
 
 
 def _kind(cell: Cell) -> str | None:
@@ -96,6 +103,7 @@ def _kind(cell: Cell) -> str | None:
     return role.latex_kind if role else None
 
 
+_RAW_IMAGE_RE = re.compile(r"\\includegraphics\*?(?:\[[^\]]*\]){0,2}\s*\{([^{}]+)\}")
 _LINE_BREAKING_RE = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 
 
@@ -195,7 +203,7 @@ class _Builder:
                 "your .bib file"))
             return
         base = self.paper.path.parent if self.paper.path else None
-        name = bib if bib.endswith(".bib") else bib + ".bib"
+        name = bib if bib.endswith((".bib", ".bbl")) else bib + ".bib"
         resolved, why = resolve_in_folder(base, name)
         if resolved is None:
             slug = "invalid-path" if "NUL" in (why or "") or "valid path" in (why or "") \
@@ -214,6 +222,10 @@ class _Builder:
                 "— fix metadata mechnb.bibliography"))
             return
         name = safe_stem(path.stem)
+        if path.suffix == ".bbl":  # a formatted bibliography (a LaTeX paper without its .bib)
+            self.ctx.resources[f"{self.options.files_dir}/{name}.bbl"] = data
+            self.doc.bibliography = f"{self.options.files_dir}/{name}.bbl"
+            return
         self.ctx.resources[f"{self.options.files_dir}/{name}.bib"] = ordinal_editions(data)
         self.doc.bibliography = f"{self.options.files_dir}/{name}"
 
@@ -240,7 +252,9 @@ class _Builder:
         ctx = self.context_for(cell)
         heading, body = markdown_titled(ctx, cell.source)
         title = None
-        if cell.title:
+        if cell.title == "" and role is not None and role.latex_kind == "runin":
+            title = ""  # an empty title: the paragraph runs on with no heading of its own
+        elif cell.title:
             title = markdown_inline(ctx, cell.title)
         elif heading is not None:
             title = heading
@@ -296,7 +310,31 @@ class _Builder:
     def read_raw(self, cell: Cell) -> None:
         if is_latex_raw(cell.metadata) and cell.source.strip():
             self.context_for(cell)
+            self.raw_images(cell.source)
             self.add(cell, "latex", cell.source.strip("\n"))
+
+    def raw_images(self, source: str) -> None:
+        """The images a raw cell's ``\\includegraphics`` names by a relative path inside the
+        notebook's folder, copied next to the ``.tex`` under the same path (a paper imported
+        from LaTeX keeps its figures in raw cells)."""
+        base = self.ctx.base_dir
+        if base is None or "includegraphics" not in source:
+            return
+        for m in _RAW_IMAGE_RE.finditer(mask_comments(source)):
+            name = m.group(1).strip()
+            if not name or name in self.ctx.resources:
+                continue
+            for ext in ("", ".pdf", ".png", ".jpg", ".jpeg", ".eps"):
+                path, _why = resolve_in_folder(base, name + ext)
+                if path is None or not path.is_file():
+                    continue
+                if name + ext not in self.ctx.resources:
+                    with contextlib.suppress(OSError):
+                        self.ctx.resources[name + ext] = path.read_bytes()
+                break
+            else:
+                self.ctx.add_finding("image-not-found", f"image {name!r} of this raw cell is not "
+                                     "next to the notebook; TeX will stop at it — copy it there")
 
 
 CellReader = Callable[[_Builder, Cell, "Role | None"], None]
@@ -321,6 +359,8 @@ def build_document(paper: Paper, options: ExportOptions | None = None,
     """The document model of ``paper`` (pure: reads files only for images and the .bib)."""
     doc = _Builder(paper, options or ExportOptions(), cache).build()
     doc.source_name = one_line(paper.path.name) if paper.path else "notebook"
+    doc.markers = cell_tokens(paper.cells)
+    doc.marker_index = token_index(paper.cells)
     return doc
 
 

@@ -24,13 +24,13 @@ from typing import Any
 from .. import files
 from ..errors import ExportError
 from ..findings import Finding
+from ..tex.markers import line_cells
 from . import processes, sandbox
 from .codes import export_finding
 from .document import safe_stem
 from .engines import CJK_FONT_ERROR_RE, UNICODE_ERROR_RE, unsupported_message
 from .engines import ENGINES as TEX_ENGINES
 from .errors import LatexmkMissingError
-from .latex import line_cells
 from .writer import read_sidecar, write_sidecar
 
 ENGINES: dict[str, str] = {name: e.latexmk_flag for name, e in TEX_ENGINES.items()}
@@ -362,7 +362,8 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
                 timeout: float | None = None, sources: Mapping[int, str] | None = None, *,
                 engine: str = "xelatex", latex: str | None = None,
                 resources: Mapping[str, bytes] | None = None, keep: Sequence[str] = (),
-                sandboxed: bool | None = None, reuse: bool = True) -> PdfResult:
+                sandboxed: bool | None = None, reuse: bool = True,
+                cells: Mapping[str, int] | None = None) -> PdfResult:
     """Compile ``tex_path`` with latexmk in a private temporary directory.
 
     The build folder holds ``latex`` (default: the text of ``tex_path``) under a safe name and
@@ -372,10 +373,13 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
     overrides ``MECHNB_SANDBOX`` (``None``: auto, ``True``: require, ``False``: off).
     With ``reuse``, when the PDF, log and kept files beside ``tex_path`` are the untouched
     outputs of a compile of the very same input, they are reused instead of compiling again.
-    ``timeout`` limits the compile (wall clock, and CPU time per TeX process; default
+    ``cells`` maps the ``% mechnb:cell`` marker tokens to cell indexes (TeX errors are
+    reported at their cell). ``timeout`` limits the compile (wall clock, and CPU time per TeX
+    process; default
     ``processes.limit_seconds()``: ``$MECHNB_TEX_TIMEOUT`` or 120 s); every TeX process dies with
     mechnb and the build folder is removed on every path (``processes.run``).
     """
+    cells_by_token = cells
     if engine not in ENGINES:
         raise ExportError(f"unknown TeX engine {engine!r}; use one of {', '.join(ENGINES)}")
     latexmk = shutil.which("latexmk")
@@ -395,10 +399,10 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
         if progress:
             progress(f"{previous['.pdf']} is up to date (same input as its last compile)")
         log_text = (_read_regular(previous[".log"]) or b"").decode("utf-8", "replace")
-        cells = line_cells(text)
+        line_map = line_cells(text, cells_by_token)
         return PdfResult(pdf=previous[".pdf"], log=previous[".log"],
-                         findings=parse_log(log_text, f"{stem}.tex", cells, sources)
-                         + missing_glyphs(log_text, text, cells, sources),
+                         findings=parse_log(log_text, f"{stem}.tex", line_map, sources)
+                         + missing_glyphs(log_text, text, line_map, sources),
                          files=previous)
     workdir = Path(tempfile.mkdtemp(prefix="mechnb-tex-"))  # mode 0700, ours alone
     try:
@@ -414,10 +418,10 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
             progress(f"compiling {tex_path.name} with latexmk {ENGINES[engine]} {how} …")
         returncode = _run(cmd, workdir, env, timeout, progress, cleanup=workdir)
         log_text = (_read_regular(workdir / f"{stem}.log") or b"").decode("utf-8", "replace")
-        cells = line_cells(text)
-        findings = parse_log(log_text, f"{stem}.tex", cells, sources)
+        line_map = line_cells(text, cells_by_token)
+        findings = parse_log(log_text, f"{stem}.tex", line_map, sources)
         if engine != "pdflatex":  # pdfLaTeX stops at such characters instead (MECH825)
-            findings += missing_glyphs(log_text, text, cells, sources)
+            findings += missing_glyphs(log_text, text, line_map, sources)
         copied = _copy_back(workdir, stem, tex_path, suffixes[1:] if returncode else suffixes)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..findings import Finding, Severity
-from .notebook import Imported, build_notebook, default_bibliography
+from .notebook import Imported, build_notebook
 from .reader import LatexPaper, read_latex
 
 if TYPE_CHECKING:
@@ -210,7 +210,7 @@ def remap(f: Finding, imported: Imported) -> Finding:
 _CELL_AT = re.compile(r"\(?cells? (\d+)(?: line (\d+))?\)?")
 _MAGIC_HINTS = (
     (re.compile(r"; add one with `%mech [^`]*`"), ""),
-    (re.compile(r" ?\(`%mech [^`]*`(?: or [^)]*)?\)"), ""),
+    (re.compile(r" ?\([^()]*`%mech [^()]*\)"), ""),
     (re.compile(r" ?\((?:more: )?`mechnb phrases[^)]*\)"), ""),
     (re.compile(r"`%mech (\w+)[^`]*`"), r"a \1 paragraph"),
     (re.compile(r"`(\w+)` cells?"), r"\1 paragraph"),

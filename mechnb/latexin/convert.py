@@ -65,6 +65,16 @@ _ACCENTS = frozenset("'`^\"~=.uvHcdbrkt")
 _NEEDS_ESCAPE = re.compile(r"([*_`<\[\]\\])")
 _LIST_START = re.compile(r"\A(?:[#>+*-]|\d+[.)])(?=\s|\Z)")
 _SPACES = re.compile(r"\s+")
+_BEFORE_DISPLAY = re.compile(r"\n[ \t]*\n(\$\$\n|\\begin\{)")
+_AFTER_DISPLAY = re.compile(r"(\n\$\$|\\end\{[A-Za-z]+\*?\})\n[ \t]*\n")
+_INDENT = re.compile(r"\n[ \t]+")
+_LINE_START = re.compile(r"(?m)(?<=\n)(?:[#>+-]|\d+[.)])(?=[ \t]|$)")
+
+
+def _escape_line_start(m: re.Match[str]) -> str:
+    """A line that would open a heading, quote or list in markdown, escaped."""
+    text = m.group(0)
+    return text[:-1] + "\\" + text[-1] if text[0].isdigit() else "\\" + text
 _CITE_OK = re.compile(r"\A[\w:.#$%&+?<>~/-]+\Z")
 MAX_EXPANSION_DEPTH = 4
 _TEXT = LatexNodes2Text()
@@ -111,11 +121,13 @@ class Converter:
         self.footnotes = []
         out = Markdown()
         self.nodes(nodes, out)
-        text = out.text
-        body = _SPACES.sub(" ", text) if "\n" not in text else text
-        if body != text:  # whitespace only collapsed: anchors stay close enough
-            out = _retext(out, body)
         out = _strip(out)
+        if "\n\n" in out.text:  # a display inside the paragraph stays in it (no blank line)
+            tight = _AFTER_DISPLAY.sub(r"\1\n", _BEFORE_DISPLAY.sub(r"\n\1", out.text))
+            if tight != out.text:
+                out = _retext(out, tight)
+        if "][" in out.text or "](" in out.text:  # [@key] then [ or ( reads as a link
+            out = _retext(out, _CITE_BEFORE_BRACKET.sub(_latex_cite, out.text))
         if _LIST_START.match(out.text):
             out = _prefix(out, "\\")
         for n, note in enumerate(self.footnotes, 1):
@@ -138,7 +150,6 @@ class Converter:
     def nodes(self, nodes: Sequence[LatexNode], out: Markdown) -> None:
         k = 0
         while k < len(nodes):
-            node = nodes[k]
             k = self.node(nodes, k, out)
 
     def node(self, nodes: Sequence[LatexNode], k: int, out: Markdown) -> int:
@@ -147,10 +158,10 @@ class Converter:
             return k + 1
         if isinstance(node, LatexCharsNode):
             chars = node.chars
-            if "#" in chars or "&" in chars and "&" in chars.replace("&amp;", ""):
-                if "#" in chars:
-                    raise Unconvertible("macro parameter in text")
-            out.add(_NEEDS_ESCAPE.sub(r"\\\1", chars.replace("\n", " ")), node.pos)
+            if "#" in chars:
+                raise Unconvertible("macro parameter in text")
+            text = _NEEDS_ESCAPE.sub(r"\\\1", _INDENT.sub("\n", chars))
+            out.add(_LINE_START.sub(_escape_line_start, text), node.pos)
         elif isinstance(node, LatexCommentNode):
             out.add(" " if node.comment_post_space and "\n" in node.comment_post_space else "",
                     None)
@@ -180,7 +191,7 @@ class Converter:
         if node.displaytype == "inline":
             if not inner.strip():
                 return
-            if "\n\n" in inner or inner != inner.strip() and inner.strip() == "":
+            if "\n\n" in inner or (inner != inner.strip() and inner.strip() == ""):
                 raise Unconvertible("blank line in inline math")
             out.add("$" + inner.strip() + "$", node.pos)
         else:
@@ -204,7 +215,8 @@ class Converter:
             if stripped:
                 out.add(mark + stripped + mark, node.pos)
             return
-        for (md, src), nxt in zip(inner.anchors, [*inner.anchors[1:], (len(text), -1)]):
+        ends = [*inner.anchors[1:], (len(text), -1)]
+        for (md, src), nxt in zip(inner.anchors, ends, strict=True):
             out.add(text[md:nxt[0]], src)
         if not inner.anchors:
             out.add(text, node.pos)
@@ -227,7 +239,7 @@ class Converter:
                 items.append((child, []))
             elif items:
                 items[-1][1].append(child)
-            elif isinstance(child, LatexCharsNode) and not child.chars.strip() or \
+            elif (isinstance(child, LatexCharsNode) and not child.chars.strip()) or \
                     isinstance(child, LatexCommentNode):
                 continue
             else:
@@ -263,7 +275,7 @@ class Converter:
         if name in _SYMBOLS and not present:
             out.add(_SYMBOLS[name], node.pos)
             return k + 1
-        if name in _ACCENTS or (len(name) == 1 and not name.isalpha()) and name in _ACCENTS:
+        if name in _ACCENTS or ((len(name) == 1 and not name.isalpha()) and name in _ACCENTS):
             text = _TEXT.nodelist_to_text([node])
             if not text:
                 raise Unconvertible(f"accent \\{name}")
@@ -314,7 +326,7 @@ class Converter:
                 raise Unconvertible("\\href")
             url = self.verbatim(nodes[k + 1])[1:-1].strip().replace("\\#", "#").replace(
                 "\\%", "%").replace("\\_", "_")
-            label = self.inline(nodes[k + 2].nodelist)  # type: ignore[union-attr]
+            label = self.inline(nodes[k + 2].nodelist)
             out.add(f"[{label}]({url})", node.pos)
             return k + 3
         if name == "footnote":
@@ -340,7 +352,7 @@ class Converter:
             return args[-1], 0
         nxt = k + 1
         while nxt < len(nodes) and isinstance(nodes[nxt], LatexCharsNode) and \
-                not nodes[nxt].chars.strip():  # type: ignore[union-attr]
+                not nodes[nxt].chars.strip():
             nxt += 1
         if nxt < len(nodes) and isinstance(nodes[nxt], LatexGroupNode):
             return nodes[nxt], nxt - k
@@ -376,8 +388,18 @@ class Converter:
         sub.nodes(parsed, inner)
         if sub.footnotes:
             raise Unconvertible(f"\\{macro.name} holds a footnote")
+        if not inner.text.strip() and any(v.strip() for v in values):
+            raise Unconvertible(f"\\{macro.name} hides its argument (kept as written)")
         out.add(inner.text, node.pos)
         return k + 1 + used
+
+
+_CITE_BEFORE_BRACKET = re.compile(r"\[((?:@[\w:.#$%&+?<>~/-]+(?:; )?)+)\](?=[\[(])")
+
+
+def _latex_cite(m: re.Match[str]) -> str:
+    keys = [k.strip().lstrip("@") for k in m.group(1).split(";") if k.strip()]
+    return "\\citep{" + ",".join(keys) + "}"
 
 
 def _retext(md: Markdown, text: str) -> Markdown:

@@ -14,10 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from ..tex.gate import judge
-from .reader import Block, LatexPaper
 from .preamble import VENUE_PACKAGE, Macro
+from .reader import Block, LatexPaper
 
 NBFORMAT_MINOR = 5
+REGISTRY_ENVIRONMENTS = frozenset({
+    "theorem", "lemma", "proposition", "corollary", "claim", "definition", "assumption",
+    "remark", "proof"})
+"""Environments the exporter defines itself (from the role registry)."""
+_TEMPLATE_MACROS = frozenset({"mechstrike", "mechstrikebox"})
 MACROS_CELL_ROLE = None
 _XE_PACKAGES = frozenset({"fontspec", "xeCJK", "ctex", "unicode-math", "polyglossia"})
 _XE_CLASSES = re.compile(r"^(?:ctex\w*|thuthesis|ustcthesis|\w*thesis-xe)$")
@@ -59,7 +64,8 @@ def macro_cells(paper: LatexPaper) -> tuple[str, str]:
     math: list[str] = []
     raw: list[str] = []
     for macro in paper.declarations.macros.values():
-        if macro.name in paper.declarations.openers or "@" in macro.name:
+        if macro.name in paper.declarations.openers or "@" in macro.name or \
+                macro.name in _TEMPLATE_MACROS:
             continue
         line = _definition(macro)
         hits = judge(line, "math", frozenset(defined))
@@ -68,14 +74,18 @@ def macro_cells(paper: LatexPaper) -> tuple[str, str]:
             defined.add(macro.name)
         else:
             raw.append(line)
+    for env in paper.declarations.theorems:
+        if env not in REGISTRY_ENVIRONMENTS and "@" not in env and env.isascii():
+            printed = paper.declarations.theorem_names.get(env, env)
+            raw.append("\\newtheorem{" + env + "}{" + printed + "}")
     return ("\n".join("$" + line + "$" for line in math), "\n".join(raw))
 
 
 def _definition(macro: Macro) -> str:
-    if macro.command == "def":
-        params = "".join(f"#{n}" for n in range(1, macro.args + 1))
-        return "\\def\\" + macro.name + params + "{" + macro.body + "}"
-    text = macro.text
+    if macro.command == "def" and macro.args == 0:  # \def redefines silently: keep it
+        return "\\def\\" + macro.name + "{" + macro.body + "}"
+    text = macro.text  # \def\x#1#2{…} is written as \newcommand{\x}[2]{…} (the gate
+    # refuses \def with parameters)
     return text.replace("\\newcommand", "\\renewcommand", 1) if macro.command == \
         "renewcommand" else text
 

@@ -79,7 +79,8 @@ ROLE_WORDS: tuple[tuple[str, str], ...] = (
     (r"theorem|^thm|^theo|定理", "theorem"), (r"lemma|^lem|引理", "lemma"),
     (r"proposition|^prop|命题", "proposition"), (r"corollary|^cor|推论", "corollary"),
     (r"claim|^clm|断言|论断", "claim"), (r"conjecture|^conj|hypothes|猜想", "claim"),
-    (r"definition|^def|^dfn|定义", "definition"), (r"assumption|^ass|^asm|^asu|假设|假定", "assumption"),
+    (r"definition|^def|^dfn|定义", "definition"),
+    (r"assumption|^ass|^asm|^asu|假设|假定", "assumption"),
     (r"remark|^rem|^rmk|注记|^注$", "remark"),
     (r"example|^exm|^ex$|fact|observation|^obs|note|problem|question|exercise|notation|setting"
      r"|condition|principle|property|axiom|algorithm|例|性质|公理|问题", "other"),
@@ -279,9 +280,9 @@ def _read_one(masked: str, text: str, command: str, star: str, pos: int, start: 
         env = group[0].strip()
         _opts2, after = _optional(masked, group[1])
         name_opt = re.search(r"name\s*=\s*\{?([^,}\]]+)", (opts or "") + "," + (_opts2 or ""))
-        printed = name_opt.group(1) if name_opt else env
-        out.theorems[env] = role_for(env, printed) or "other"
-        out.theorem_names[env] = printed
+        shown = name_opt.group(1) if name_opt else env
+        out.theorems[env] = role_for(env, shown) or "other"
+        out.theorem_names[env] = shown
         return after
     return None
 

@@ -35,6 +35,8 @@ from pylatexenc.latexwalker import (
 )
 
 from ..notebook import CJK_RE
+from ..tex.comments import comment_spans, comment_start
+from ..tex.escape import is_safe_name
 from .convert import LISTS, MATH_ENVIRONMENTS, Converter, Markdown, Unconvertible
 from .preamble import (
     NOT_THEOREMS,
@@ -47,7 +49,6 @@ from .preamble import (
     read_declarations,
     role_for,
 )
-from ..tex.comments import comment_spans
 from .source import Source, load_source
 
 SECTIONS = {"part": 0, "chapter": 0, "section": 1, "subsection": 2, "subsubsection": 3,
@@ -88,7 +89,8 @@ _TALKS_ABOUT = re.compile(
     r"(?i)\b(?:this|the|our|above|previous|preceding)\s+(?:theorem|lemma|proposition|result|"
     r"corollary|claim|bound|statement)\b|\b(?:intuitively|in words|in other words|informally|"
     r"roughly speaking|that is|this means|means that|says that|shows that|implies that|"
-    r"tells us|interpret|interpretation|implication)\b|该定理|这一结果|上述|直观|换言之|也就是说|意味着")
+    r"tells us|interpret|interpretation|implication)\b"
+    r"|该定理|这一结果|上述|直观|换言之|也就是说|意味着")
 _INTERVENTION = re.compile(r"(?i)interven|ablat|patch|knock|steer|causal|干预|消融")
 _RESULT_ROLES = {"introduction": None, "related": "prior", "limitations": "limitations",
                  "future": "future", "conclusion": "conclusion"}
@@ -166,6 +168,8 @@ class LatexPaper:
 _REF = re.compile(r"\\(?:ref|eqref|cref|Cref|autoref|Autoref|vref|nameref|labelcref|cpageref)"
                   r"\*?\{([^{}]*)\}")
 _LABEL = re.compile(r"\\label\{([^{}]*)\}")
+_BIB_COMMAND = re.compile(r"\\(?:bibliographystyle|bibliography|addbibresource|printbibliography)"
+                          r"(?![A-Za-z@])\s*(?:\[[^\]]*\])?\s*(?:\{[^{}]*\})?")
 _CITES = re.compile(r"\\[A-Za-z]*cite[A-Za-z]*\*?[\[{]|\[@")
 
 
@@ -286,7 +290,7 @@ class _Reader:
                    and not isinstance(n, LatexCommentNode) for n in nodes):
             return
         while nodes and (isinstance(nodes[0], LatexCommentNode) or
-                         isinstance(nodes[0], LatexCharsNode) and not nodes[0].chars.strip()):
+                         (isinstance(nodes[0], LatexCharsNode) and not nodes[0].chars.strip())):
             nodes.pop(0)
         while nodes and isinstance(nodes[-1], LatexCharsNode) and not nodes[-1].chars.strip():
             nodes.pop()
@@ -357,7 +361,9 @@ class _Reader:
             self.appendix_pending = True
             return k + 1
         if name in ("bibliography", "printbibliography") or name == "end" or \
-                (name in DROPPED_MACROS and not self.pending):
+                (name in DROPPED_MACROS and not any(
+                    not (isinstance(p, LatexCharsNode) and not p.chars.strip())
+                    and not isinstance(p, LatexCommentNode) for p in self.pending)):
             if name in ("bibliography", "printbibliography"):
                 self.flush()
             return k + 1
@@ -371,14 +377,23 @@ class _Reader:
         """Attach a ``\\label`` right after a heading (spaces and comments between) to it."""
         j = k
         while j < len(nodes) and (isinstance(nodes[j], LatexCommentNode) or (
-                isinstance(nodes[j], LatexCharsNode) and not nodes[j].chars.strip())):  # type: ignore[union-attr]
+                isinstance(nodes[j], LatexCharsNode) and not nodes[j].chars.strip())):
             j += 1
         if j < len(nodes) and isinstance(nodes[j], LatexMacroNode) and \
-                nodes[j].macroname == "label":  # type: ignore[union-attr]
-            label = _inner(_arg(nodes[j], -1), self.text).strip()  # type: ignore[arg-type]
+                nodes[j].macroname == "label":
+            label = _inner(_arg(nodes[j], -1), self.text).strip()
             if self.blocks and label:
-                self.blocks[-1].label = label
-                self.blocks[-1].end = nodes[j].pos + nodes[j].len
+                block = self.blocks[-1]
+                block.label = label
+                block.end = nodes[j].pos + nodes[j].len
+                if block.kind == "raw" or not is_safe_name(label):
+                    # the label stays in the LaTeX (a raw heading, or a name with spaces)
+                    role = block.role
+                    raw = self.raw(block.start, block.end, role=role, label=label)
+                    raw.heading, raw.section, raw.appendix = block.heading, block.section, \
+                        block.appendix
+                    raw.refs, raw.ignore = block.refs, block.ignore
+                    self.blocks[-1] = raw
             return j + 1
         return k
 
@@ -485,7 +500,7 @@ class _Reader:
         if title_node is not None:
             try:
                 title = self.convert.inline(title_node.nodelist if isinstance(
-                    title_node, LatexGroupNode) else [title_node]).strip("[] ")
+                    title_node, LatexGroupNode) else [title_node]).strip()
             except Unconvertible:
                 ok = False
         standard = environment is None or role is None or environment == role or \
@@ -538,7 +553,7 @@ def _annotate(blocks: list[Block], lang: str) -> None:
     from ..moves.paper import _untyped_moves
 
     statements = {b.label: b for b in blocks if b.role in _STATEMENT_ROLES and b.label}
-    for n, b in enumerate(blocks):
+    for b in blocks:
         if b.heading is not None or b.role is not None:
             continue
         if b.section == "introduction" and b.kind == "markdown":
@@ -599,8 +614,32 @@ def read_latex(path: str | Path) -> LatexPaper:
             text = src.text
             body_end = _find_env_mark(text, "end", body_start) or len(text)
             decl = read_declarations(text[:body_end])
+    # the bibliography commands: the notebook's metadata holds the bibliography instead
+    bib_spans = [(m.start(), m.end(), "") for m in _BIB_COMMAND.finditer(text, body_start, body_end)
+                 if comment_start(text, m.start()) is None]
+    if bib_spans:
+        src = src.substitute(bib_spans)
+        text = src.text
+        body_end = _find_env_mark(text, "end", body_start) or len(text)
+        decl = read_declarations(text[:body_end])
+    # environments the paper defines without arguments become what they stand for
+    simple = {name: env for name, env in decl.environments.items()
+              if env.args == 0 and name not in ("proof", "document")}
+    if simple:
+        names = sorted(simple, key=len, reverse=True)
+        pattern = re.compile(r"\\(begin|end)\s*\{(" + "|".join(map(re.escape, names)) + r")\}")
+        spans = [(m.start(), m.end(), simple[m.group(2)].begin if m.group(1) == "begin"
+                  else simple[m.group(2)].end)
+                 for m in pattern.finditer(text, body_start, body_end)
+                 if not _in_spans(m.start(), decl.spans)]
+        if spans:
+            src = src.substitute(spans)
+            text = src.text
+            body_end = _find_env_mark(text, "end", body_start) or len(text)
+            decl = read_declarations(text[:body_end])
     reader = _Reader(src, decl)
-    reader.has_chapters = bool(re.search(r"(?m)^[^%\n]*\\chapter\*?\s*\{", text[body_start:body_end]))
+    reader.has_chapters = bool(re.search(r"(?m)^[^%\n]*\\chapter\*?\s*[\[{]",
+                                         text[body_start:body_end]))
     body_pos = body_start
     walker = LatexWalker(text[:body_end], latex_context=_context_db(), tolerant_parsing=True)
     try:
@@ -634,11 +673,13 @@ def read_latex(path: str | Path) -> LatexPaper:
                       body_start)
 
 
+def _in_spans(pos: int, spans: list[tuple[int, int]]) -> bool:
+    return any(a <= pos < b for a, b in spans)
+
+
 def _find_env_mark(text: str, which: str, start: int = 0) -> int | None:
     """Offset after ``\\begin{document}`` (``which="begin"``) or of ``\\end{document}``,
     outside comments."""
-    from ..tex.comments import comment_start
-
     pattern = re.compile(r"\\" + which + r"\s*\{document\}")
     for m in pattern.finditer(text, start):
         if comment_start(text, m.start()) is None:

@@ -17,13 +17,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..tex.comments import comment_spans, comment_start, mask_comments
+from ..tex.comments import comment_start
 
 MAX_DEPTH = 20
 """Nested inputs followed before the reader stops (a file that inputs itself)."""
 _INPUT = re.compile(
     r"\\(?:(import|subimport|includefrom|subincludefrom)\s*\{([^{}\n]*)\}\s*\{([^{}\n]*)\}"
-    r"|(input|include|subfile)(?![A-Za-z@])\s*(?:\{([^{}\n]*)\}|(?<=t)[ \t]+([A-Za-z0-9_./-]+\.tex)))")
+    r"|(input|include|subfile)(?![A-Za-z@])\s*"
+    r"(?:\{([^{}\n]*)\}|(?<=t)[ \t]+([A-Za-z0-9_./-]+\.tex)))")
 _DOCUMENTCLASS = re.compile(r"(?m)^[^%\n]*\\documentclass(?![A-Za-z])")
 _BEGIN_DOC = re.compile(r"\\begin\s*\{document\}")
 _END_DOC = re.compile(r"\\end\s*\{document\}")
@@ -232,9 +233,8 @@ def load_source(path: str | Path) -> Source:
                                             f"\\{command}{{{name}}}: file not found next to "
                                             f"the main file; its text is not read"))
                 continue
-            if target.suffix not in (".tex", "") and not target.name.endswith(".tex"):
-                if target.suffix not in (".tikz", ".pgf", ".txt"):
-                    continue
+            if target.suffix not in (".tex", "", ".tikz", ".pgf", ".txt"):
+                continue
             if target.resolve() in stack or len(stack) >= MAX_DEPTH:
                 problems.append(Problem(files[file], m.start(),
                                         f"\\{command}{{{name}}} inputs a file already being read "

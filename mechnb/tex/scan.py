@@ -391,7 +391,10 @@ _BUILT_ENV_NAME = re.compile(r"[\\~#]")
 """In an environment name: a command, an active character or a parameter (expanded by TeX)."""
 # \includegraphics*[opt][opt]{path}: each part bounded, so a run of "\includegraphics[" stays
 # linear (the option text cannot contain "[", so it stops at the next command's bracket).
-_PATH_ARG = re.compile(r"[ \t]*\*?[ \t]*(?:\[[^\[\]{}]{0,300}\][ \t]*){0,2}\{([^{}]{0,500})\}")
+_PATH_ARG = re.compile(r"[ \t]*\*?[ \t]*(?:\[(?:[^\[\]{}]|\{[^\[\]{}\\]{0,100}\}){0,300}\]"
+                       r"[ \t]*){0,2}\{([^{}]{0,500})\}")
+"""A graphics command's options (plain text; a brace group of plain text such as
+``trim={1pt 2pt 3pt 4pt}``) and its path."""
 _DRIVE = re.compile(r"[A-Za-z]:[\\/]")
 _TEX_COMMENT = re.compile(r"%[^\n]*\n?[ \t]*")
 """A TeX comment with its line break and the next line's indentation (TeX skips all three)."""

@@ -148,7 +148,8 @@ def test_custom_template_file(paper_dir: Path, tmp_path: Path) -> None:
                            str(tmp_path / "o"), "--template", str(tpl))
     assert code == 0, err
     text = (tmp_path / "o" / "title_from_heading.tex").read_text("utf-8")
-    assert text.startswith("\\documentclass{article}\n\\begin{document}\n% mechnb:cell 0")
+    # the marker carries the cell id (DESIGN §2a)
+    assert text.startswith("\\documentclass{article}\n\\begin{document}\n% mechnb:cell cell-0\n")
 
 
 def test_bad_template_is_a_clear_error(paper_dir: Path, tmp_path: Path) -> None:
