@@ -215,11 +215,12 @@ class Converter:
             if stripped:
                 out.add(mark + stripped + mark, node.pos)
             return
+        if not inner.anchors:
+            out.add(text, node.pos)
+            return
         ends = [*inner.anchors[1:], (len(text), -1)]
         for (md, src), nxt in zip(inner.anchors, ends, strict=True):
             out.add(text[md:nxt[0]], src)
-        if not inner.anchors:
-            out.add(text, node.pos)
 
     def environment(self, node: LatexEnvironmentNode, out: Markdown) -> None:
         name = node.environmentname
@@ -419,7 +420,7 @@ def _retext(md: Markdown, text: str) -> Markdown:
                 j += 1
     out.parts = [text]
     out.length = len(text)
-    out.anchors = [(min(mapping[a], len(text)), src) for a, src in md.anchors]
+    out.anchors = [(min(mapping[min(a, len(old))], len(text)), src) for a, src in md.anchors]
     return out
 
 

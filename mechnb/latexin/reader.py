@@ -174,10 +174,13 @@ _CITES = re.compile(r"\\[A-Za-z]*cite[A-Za-z]*\*?[\[{]|\[@")
 
 
 @cache
-def _context_db() -> Any:
+def _context_db(theorems: frozenset[str] = frozenset()) -> Any:
+    """pylatexenc's macros and environments, plus what papers use (``theorems``: the paper's
+    own theorem-like environments, which take an optional title)."""
     db = get_default_latex_context_db().filter_context()
     opt_env = ["proof", "figure", "figure*", "table", "table*", "theorem", "lemma",
-               "proposition", "corollary", "definition", "assumption", "remark", "claim"]
+               "proposition", "corollary", "definition", "assumption", "remark", "claim",
+               *sorted(theorems)]
     db.add_context_category(
         "mechnb-latexin", prepend=True,
         macros=[macrospec.MacroSpec(name, "*[{") for name in SECTIONS]
@@ -274,6 +277,11 @@ class _Reader:
         block.appendix = self.appendix
         block.ignore |= self.ignore_next
         self.ignore_next = set()
+        for m in _IGNORE.finditer(self.text, block.start, block.end):  # inside the block
+            if comment_start(self.text, m.start() + 1) is not None or \
+                    self.text[m.start()] == "%":
+                block.ignore |= {c.strip().upper() for c in re.split(r"[,\s]+", m.group(1))
+                                 if c.strip()}
         block.refs = {x.strip() for m in _REF.finditer(self.text, block.start, block.end)
                       for x in m.group(1).split(",") if x.strip()}
         self.blocks.append(block)
@@ -295,13 +303,25 @@ class _Reader:
         while nodes and isinstance(nodes[-1], LatexCharsNode) and not nodes[-1].chars.strip():
             nodes.pop()
         start, end = nodes[0].pos, nodes[-1].pos + nodes[-1].len
-        try:
-            md = self.convert.paragraph(nodes)
-        except Unconvertible:
+        md = self.markdown(nodes, start)
+        if md is None:
             self.add(self.raw(start, end))
             return
         if md.text.strip():
             self.add(Block("markdown", md.text, start, end, md.anchors))
+
+    def markdown(self, nodes: Sequence[LatexNode], start: int) -> Markdown | None:
+        """The nodes as markdown, or ``None`` (kept as LaTeX) when markdown cannot say them."""
+        try:
+            return self.convert.paragraph(nodes)
+        except Unconvertible:
+            return None
+        except (ValueError, IndexError, KeyError, TypeError, AttributeError,
+                RecursionError) as exc:  # a construct the converter mishandles: keep the LaTeX
+            self.problems.append(Problem("parse-error", f"this text is kept as LaTeX: mechnb "
+                                         f"could not convert it ({type(exc).__name__}: {exc}); "
+                                         "please report it", start))
+            return None
 
     # -------------------------------------------------------------- walking
     def in_definition(self, pos: int) -> bool:
@@ -503,14 +523,9 @@ class _Reader:
                     title_node, LatexGroupNode) else [title_node]).strip()
             except Unconvertible:
                 ok = False
-        standard = environment is None or role is None or environment == role or \
-            environment.rstrip("*") == role
         md: Markdown | None = None
-        if ok and (standard or role in ("abstract", "proof")) and role is not None:
-            try:
-                md = self.convert.paragraph(body)
-            except Unconvertible:
-                md = None
+        if ok and role is not None:  # the export writes the role's own environment
+            md = self.markdown(body, start)
         if md is not None and "\n\n" in md.text and role == "abstract":
             pass
         if md is not None:
@@ -614,6 +629,7 @@ def read_latex(path: str | Path) -> LatexPaper:
             text = src.text
             body_end = _find_env_mark(text, "end", body_start) or len(text)
             decl = read_declarations(text[:body_end])
+    bibs = bibliographies(text[:body_end])
     # the bibliography commands: the notebook's metadata holds the bibliography instead
     bib_spans = [(m.start(), m.end(), "") for m in _BIB_COMMAND.finditer(text, body_start, body_end)
                  if comment_start(text, m.start()) is None]
@@ -641,7 +657,8 @@ def read_latex(path: str | Path) -> LatexPaper:
     reader.has_chapters = bool(re.search(r"(?m)^[^%\n]*\\chapter\*?\s*[\[{]",
                                          text[body_start:body_end]))
     body_pos = body_start
-    walker = LatexWalker(text[:body_end], latex_context=_context_db(), tolerant_parsing=True)
+    envs = frozenset(e for e in decl.theorems if re.fullmatch(r"[A-Za-z]+\*?", e))
+    walker = LatexWalker(text[:body_end], latex_context=_context_db(envs), tolerant_parsing=True)
     try:
         nodes, _, _ = walker.get_latex_nodes(pos=body_pos)
     except LatexWalkerError as exc:  # tolerant mode rarely raises; keep going without a body
@@ -662,7 +679,6 @@ def read_latex(path: str | Path) -> LatexPaper:
             title_text = " ".join(re.sub(r"\\[A-Za-z]+\*?|[{}]|\\\\", " ", title[0]).split())
     lang = _guess_lang(text[body_start:body_end])
     _annotate(reader.blocks, lang)
-    bibs = bibliographies(text[:body_end])
     main = src.main
     bbl = next((p for p in (main.with_suffix(".bbl"),) if p.is_file()), None)
     if bbl is None:
