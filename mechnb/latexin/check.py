@@ -101,6 +101,12 @@ LATEX_RULES: dict[str, Applicability] = {
     "MECH078": Applicability(NA, "run state"),
     "MECH079": Applicability(NA, "the TeX gate guards notebooks"),
     "MECH080": Applicability(NA, "MathJax: notebook only"),
+    "MECH035": Applicability(NA, "notebook format"),
+    "MECH901": Applicability(NA, "notebook metadata"),
+    "MECH902": Applicability(NA, "notebook metadata"),
+    "MECH903": Applicability(NA, "notebook metadata"),
+    "MECH904": Applicability(NA, "notebook metadata (duplicate labels: MECH014)"),
+    "MECH905": Applicability(NA, "notebook metadata"),
 }
 """Every rule of the registry → its severity on LaTeX input (``None``: not applied), and why."""
 
@@ -156,13 +162,14 @@ def check_latex(path: str | Path) -> list[Finding]:
     paper = paper_from_dict(imported.notebook, nb_path)
     config = latex_config(load_config(paper))
     findings = [remap(f, imported) for f in check(paper, config=config, rules=latex_rules())]
-    findings += _input_findings(latex)
+    findings += input_findings(latex)
     findings = [f for f in findings if not _ignored_on_line(f, latex)]
     findings.sort(key=lambda f: (str(f.file), f.line or 0, f.column or 0, f.code))
     return findings
 
 
-def _input_findings(latex: LatexPaper) -> list[Finding]:
+def input_findings(latex: LatexPaper) -> list[Finding]:
+    """The reader's problems (inputs not found, text kept as LaTeX) at their file and line."""
     out = []
     for p in latex.problems:
         slug = p.slug

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MechnbError
-from ..findings import Finding, Severity
+from ..findings import Finding
 from .notebook import Imported, build_notebook, engine_for, venue_style
 from .reader import LatexPaper, read_latex
 
@@ -181,7 +181,7 @@ def import_latex(source: str | Path, output: str | Path | None = None, *,
     from ..exporter.styles import kpsewhich
     from ..notebook import paper_from_dict
     from ..tex.gate import assess
-    from .check import remap
+    from .check import input_findings, remap
 
     paper = read_latex(source)
     if not paper.blocks:
@@ -241,9 +241,7 @@ def import_latex(source: str | Path, output: str | Path | None = None, *,
 
         verdict = assess(nb_paper)
         result.approved = approve(verdict.review, str(out.resolve()))
-    for p in paper.problems:
-        result.findings.append(Finding("MECH870", p.slug, Severity.WARNING, p.message,
-                                       file=str(paper.source.main)))
+    result.findings += input_findings(paper)
     result.findings = [replace(f, file=f.file or str(paper.source.main))
                        for f in result.findings]
     shutil.disk_usage(folder)  # the folder exists and is readable (a clear OSError otherwise)

@@ -82,7 +82,7 @@ ROLE_WORDS: tuple[tuple[str, str], ...] = (
     (r"definition|^def|^dfn|定义", "definition"),
     (r"assumption|^ass|^asm|^asu|假设|假定", "assumption"),
     (r"remark|^rem|^rmk|注记|^注$", "remark"),
-    (r"example|^exm|^ex$|fact|observation|^obs|note|problem|question|exercise|notation|setting"
+    (r"example|^exm|^exa|^ex$|fact|observation|^obs|note|problem|question|exercise|notation|setting"
      r"|condition|principle|property|axiom|algorithm|例|性质|公理|问题", "other"),
 )
 """Printed name or environment name → role (first match wins)."""

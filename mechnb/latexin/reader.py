@@ -62,7 +62,7 @@ DROPPED_MACROS = frozenset({
     "frontmatter", "mainmatter", "backmatter", "title", "author", "date", "icmltitle",
     "icmltitlerunning", "icmlauthor", "icmlaffiliation", "icmlcorrespondingauthor",
     "icmlkeywords", "icmlsetsymbol", "printAffiliationsAndNotice", "thanks", "affiliation",
-    "input", "include", "subfile", "import", "subimport", "pagestyle", "thispagestyle",
+    "pagestyle", "thispagestyle",
     "nocite", "onecolumn", "twocolumn", "centering", "noindent",
     "makeatletter", "makeatother", "linenumbers", "FloatBarrier", "balance", "newline",
     "hypersetup", "graphicspath", "setlength", "setcounter", "addtocounter", "renewcommand",

@@ -176,6 +176,15 @@ def _resolve(base: Path, name: str) -> Path | None:
     return None
 
 
+def _inside(path: Path, root: Path) -> bool:
+    """``path`` (symbolic links followed) is in ``root``'s folder tree."""
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
+
+
 def _body_span(text: str) -> tuple[int, int]:
     """The document body of a subfile (its own preamble left out), else the whole text."""
     begin = _BEGIN_DOC.search(text)
@@ -227,6 +236,11 @@ def load_source(path: str | Path) -> Source:
             else:
                 name = m.group(5) if m.group(5) is not None else m.group(6)
             target = _resolve(folder, name)
+            if target is not None and not _inside(target, root):
+                problems.append(Problem(files[file], m.start(),
+                                        f"\\{command}{{{name}}} names a file outside the "
+                                        f"paper's folder; it is not read"))
+                continue
             if target is None:
                 if not name.endswith((".bbl", ".sty", ".cls", ".pdf", ".png", ".tikz")):
                     problems.append(Problem(files[file], m.start(),
