@@ -114,6 +114,7 @@ INPUT_FINDINGS = {
     "input-not-found": ("MECH870", Severity.WARNING),
     "figure-input-not-found": ("MECH871", Severity.INFO),
     "parse-error": ("MECH872", Severity.WARNING),
+    "definition-not-read": ("MECH873", Severity.WARNING),
 }
 """Findings of reading the sources (codes of the LaTeX-input range)."""
 _FIGURE_INPUT = re.compile(r"\.(?:pgf|pdf_tex|tikz|eps|pdf|png)\}")

@@ -71,6 +71,9 @@ class Declarations:
     environments: dict[str, Environment] = field(default_factory=dict)
     spans: list[tuple[int, int]] = field(default_factory=list)
     """Where the definitions are (left out of the body's text)."""
+    unread: list[tuple[int, str]] = field(default_factory=list)
+    """``(offset, command)`` of definitions the reader could not take apart (``\\def`` with
+    delimited parameters…): not imported."""
     openers: dict[str, str] = field(default_factory=dict)
     """Macros that open or close an environment (``\\be`` → ``\\begin{equation}``)."""
 
@@ -184,6 +187,9 @@ def read_declarations(text: str, lookup_classes: bool = True) -> Declarations:
             end = None
         if end is not None:
             out.spans.append((m.start(), end))
+        elif command in ("def", "newcommand", "renewcommand", "DeclareMathOperator",
+                         "newenvironment"):
+            out.unread.append((m.start(), command))
     for name, macro in out.macros.items():
         opener = _ENV_OPEN.match(macro.body)
         if opener and macro.args == 0:

@@ -666,6 +666,10 @@ def read_latex(path: str | Path) -> LatexPaper:
         nodes = []
     reader.walk(nodes)
     problems += reader.problems
+    problems += [Problem("definition-not-read", f"this \\{command} is not imported (mechnb reads "
+                         "\\newcommand-style definitions and \\def with plain #1…#9 "
+                         "parameters); the text that uses it is kept as LaTeX", at)
+                 for at, command in decl.unread]
     title = find_title(text[:body_end])
     title_text = None
     if title is not None:

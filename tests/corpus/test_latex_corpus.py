@@ -27,7 +27,8 @@ REPO = Path(__file__).resolve().parents[2]
 LATEX = REPO.parent / "shared" / "corpus" / "latex"
 EXPECTED = REPO / "tests" / "fixtures" / "corpus" / "latex_expected.json"
 LABEL = re.compile(r"\\label\s*\{([^{}]*)\}")
-CITE = re.compile(r"\\(?:[A-Za-z]*cite[a-zA-Z]*|Cite[a-z]*)\*?(?:\s*\[[^\]]*\]){0,2}\s*\{([^{}]*)\}")
+CITE = re.compile(r"\\(?:[A-Za-z]*cite[a-zA-Z]*|Cite[a-z]*)\*?(?:\s*\[[^\]]*\]){0,2}"
+                  r"\s*\{([^{}]*)\}")
 STATEMENTS = ("theorem", "lemma", "proposition", "corollary", "claim", "definition",
               "assumption", "remark")
 

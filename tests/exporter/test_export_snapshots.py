@@ -81,8 +81,10 @@ def test_annotations_sit_at_their_cells_block() -> None:
              Finding("MECH099", "on-a-note", Severity.INFO, "note cell", cell=30)]
     latex = render(paper, annotations=notes).latex
     ids = {c.index: c.id for c in paper.cells}
-    assert f"% mechnb:cell {ids[12]}\n" + "\\todo{MECH003: interpret 100\\% of it}\n\\begin{theorem}" in latex
-    assert f"% mechnb:cell {ids[31]}\n" + "\\todo{MECH099: note cell}\n\\paragraph{Limitations.}" in latex
+    assert (f"% mechnb:cell {ids[12]}\n"
+            "\\todo{MECH003: interpret 100\\% of it}\n\\begin{theorem}") in latex
+    assert (f"% mechnb:cell {ids[31]}\n"
+            "\\todo{MECH099: note cell}\n\\paragraph{Limitations.}") in latex
     assert "\\end{abstract}\n\\todo{MECH001: no gap}" in latex
     assert "{todonotes}" in latex
     assert "{todonotes}" not in render(paper).latex
