@@ -216,6 +216,17 @@ def remap(f: Finding, imported: Imported) -> Finding:
 
 
 _CELL_AT = re.compile(r"\(?cells? (\d+)(?: line (\d+))?\)?")
+_NOTEBOOK_WORDS = (
+    (re.compile(r"\(metadata\.mechnb\.bibliography = '[^']*', looked for ([^)]*)\)"),
+     r"(looked for \1)"),
+    (re.compile(r"; fix the path, relative to the notebook"),
+     "; put it next to the main file or fix \\bibliography"),
+    (re.compile(r"set `?metadata\.mechnb\.bibliography`? to a \.bib file next to the notebook"),
+     "add \\bibliography{…} with a .bib (or its .bbl) next to the main file"),
+    (re.compile(r"set `metadata\.mechnb\.caption` to"), "give it a \\caption:"),
+    (re.compile(r"next to the notebook"), "next to the main file"),
+    (re.compile(r" \(metadata\)"), ""),
+)
 _MAGIC_HINTS = (
     (re.compile(r"; add one with `%mech [^`]*`"), ""),
     (re.compile(r" ?\([^()]*`%mech [^()]*\)"), ""),
@@ -244,8 +255,11 @@ def latex_message(message: str, imported: Imported) -> str:
         return f"({file.name}:{line})" if m.group(0).startswith("(") else f"{file.name}:{line}"
 
     message = _CELL_AT.sub(place, message)
-    for pattern, repl in _MAGIC_HINTS:
-        message = pattern.sub(repl, message)
+    for pattern, repl in (*_NOTEBOOK_WORDS, *_MAGIC_HINTS):
+        if "\\1" in repl:
+            message = pattern.sub(repl, message)
+        else:  # a literal (it may hold a TeX backslash)
+            message = pattern.sub(lambda _m, text=repl: text, message)
     return message
 
 

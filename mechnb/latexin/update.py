@@ -219,6 +219,13 @@ def update_notebook(notebook: str | Path, edited: str | Path, *, write: bool = T
             if cell.cell_type == "raw":
                 raw_cell["source"] = body
                 what.append("raw LaTeX updated")
+                caption = _CAPTION.search(body)
+                if cell.caption is not None and caption is not None:
+                    text, _ok = _to_markdown(caption.group(1), edited_path)
+                    if text != cell.caption:  # an imported figure: its caption in the metadata
+                        raw_cell.setdefault("metadata", {}).setdefault("mechnb", {})[
+                            "caption"] = text
+                        what.append("caption updated")
             else:
                 markdown, ok = _to_markdown(body, edited_path)
                 if ok:

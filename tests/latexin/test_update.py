@@ -112,3 +112,20 @@ def test_a_file_without_markers_is_refused(exported: tuple[Path, Path, str]) -> 
     assert code == 1 and "no `% mechnb:cell` markers" in err and nb.read_bytes() == data
     code, _, err = run("import", "--update", str(nb), str(nb.parent / "missing.tex"))
     assert code == 1 and "missing.tex" in err and "Traceback" not in err
+
+
+def test_an_imported_paper_round_trips_its_edits(tmp_path: Path) -> None:
+    from mechnb.latexin.importer import import_latex
+
+    paper = REPO / "tests" / "fixtures" / "latexin" / "copying"
+    nb = import_latex(paper, tmp_path / "c.ipynb", record_trust=False).notebook_path
+    tex = render(read_paper(nb)).latex
+    edited = tmp_path / "edited.tex"
+    edited.write_text(tex.replace("Matching score and previous-token score during training",
+                                  "Matching and previous-token scores over training"))
+    summary = update_notebook(nb, edited)
+    assert [c.what for c in summary.changes] == ["raw LaTeX updated, caption updated"]
+    figure = next(c for c in json.loads(nb.read_text())["cells"]
+                  if c["metadata"].get("mechnb", {}).get("label") == "fig:order")
+    assert figure["metadata"]["mechnb"]["caption"].startswith("Matching and previous-token")
+    assert "\\caption{Matching and previous-token scores over training" in figure["source"]
