@@ -259,7 +259,7 @@ def latex_message(message: str, imported: Imported) -> str:
         if "\\1" in repl:
             message = pattern.sub(repl, message)
         else:  # a literal (it may hold a TeX backslash)
-            message = pattern.sub(lambda _m, text=repl: text, message)
+            message = pattern.sub(repl.replace("\\", "\\\\"), message)
     return message
 
 
