@@ -67,6 +67,12 @@ _LIST_START = re.compile(r"\A(?:[#>+*-]|\d+[.)])(?=\s|\Z)")
 _SPACES = re.compile(r"\s+")
 _BEFORE_DISPLAY = re.compile(r"\n[ \t]*\n(\$\$\n|\\begin\{)")
 _AFTER_DISPLAY = re.compile(r"(\n\$\$|\\end\{[A-Za-z]+\*?\})\n[ \t]*\n")
+_CJK = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+_CJK_JOIN = re.compile(f"(?<=[{_CJK}])\n(?=[{_CJK}])")
+"""A line break between two CJK characters: TeX (xeCJK, ctex) drops it, markdown would show a
+space, so the lines are joined."""
+_TRAILING = re.compile(r"[ \t]+\n")
+_BLANK_RUN = re.compile(r"\n{3,}")
 _INDENT = re.compile(r"\n[ \t]+")
 _LINE_START = re.compile(r"(?m)(?<=\n)(?:[#>+-]|\d+[.)])(?=[ \t]|$)")
 
@@ -122,6 +128,9 @@ class Converter:
         out = Markdown()
         self.nodes(nodes, out)
         out = _strip(out)
+        tidy = _BLANK_RUN.sub("\n\n", _TRAILING.sub("\n", out.text))
+        if tidy != out.text:
+            out = _retext(out, tidy)
         if "\n\n" in out.text:  # a display inside the paragraph stays in it (no blank line)
             tight = _AFTER_DISPLAY.sub(r"\1\n", _BEFORE_DISPLAY.sub(r"\n\1", out.text))
             if tight != out.text:
@@ -160,7 +169,7 @@ class Converter:
             chars = node.chars
             if "#" in chars:
                 raise Unconvertible("macro parameter in text")
-            text = _NEEDS_ESCAPE.sub(r"\\\1", _INDENT.sub("\n", chars))
+            text = _NEEDS_ESCAPE.sub(r"\\\1", _CJK_JOIN.sub("", _INDENT.sub("\n", chars)))
             out.add(_LINE_START.sub(_escape_line_start, text), node.pos)
         elif isinstance(node, LatexCommentNode):
             out.add(" " if node.comment_post_space and "\n" in node.comment_post_space else "",
