@@ -190,3 +190,36 @@ def test_the_imported_paper_compiles_again(imported: tuple[Path, dict]) -> None:
 def test_bib_file_fields_are_dropped() -> None:
     bib = "@a{k,\n  title = {T},\n  file = {x:/a/{b}.pdf},\n  year = 2020\n}\n"
     assert without_file_fields(bib) == "@a{k,\n  title = {T},\n  year = 2020\n}\n"
+
+
+ZH = PAPER.parent / "zh"
+
+
+def test_a_chinese_paper_is_read_by_its_chinese_section_titles() -> None:
+    from mechnb.latexin.check import check_latex
+
+    codes = {f.code for f in check_latex(ZH)}
+    assert "MECH001" not in codes  # 然而… is the gap, 视角 the lens, 局限 the limitations
+    assert not codes & {"MECH003", "MECH004"}  # 直观地说… interprets, the proof closes
+
+
+@pytest.mark.tex
+@needs_tex()
+def test_a_chinese_paper_imports_and_compiles_with_xelatex(tmp_path: Path) -> None:
+    import subprocess
+
+    out = tmp_path / "zh.ipynb"
+    import_latex(ZH, out)
+    nb = json.loads(out.read_text("utf-8"))
+    meta = nb["metadata"]["mechnb"]
+    assert (meta["lang"], meta["engine"]) == ("zh", "xelatex")
+    assert "\\documentclass" in (tmp_path / "zh.template.tex").read_text() and \
+        "ctexart" in (tmp_path / "zh.template.tex").read_text()
+    thm = cells_by(nb, "label")["thm:order"]
+    assert thm["metadata"]["mechnb"] == {"role": "theorem", "label": "thm:order",
+                                         "title": "形成顺序"}
+    _code, text, err = run("export", str(out), "--pdf")
+    pdf = tmp_path / "build" / "zh" / "zh.pdf"
+    assert pdf.exists(), text + err
+    words = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True).stdout
+    assert "定理 2（形成顺序）" in words and "复制回路按固定顺序形成" in words
