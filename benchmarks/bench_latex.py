@@ -55,7 +55,8 @@ def run(report: Callable[[str, str], None]) -> None:
     slowest = max(rows, key=lambda r: r[2])
     report("latex check, largest paper",
            f"{biggest[0]}: {biggest[1]:,} chars in {biggest[2]:.2f} s (target < 3 s)")
-    report("latex check, slowest paper", f"{slowest[0]}: {slowest[1]:,} chars in {slowest[2]:.2f} s")
+    report("latex check, slowest paper",
+           f"{slowest[0]}: {slowest[1]:,} chars in {slowest[2]:.2f} s")
     report("latex check / pylatexenc parse (median)",
            f"{statistics.median(r[2] / r[3] for r in rows):.1f}x")
     report("latex import, slowest paper", f"{max(r[4] for r in rows):.2f} s")

@@ -26,8 +26,8 @@ before = set(sys.modules)
 t0 = time.perf_counter()
 shell.run_line_magic("load_ext", "mechnb")
 t1 = time.perf_counter()
-from mechnb.magics import run_mech
-from mechnb import insertion
+from mechnb.kernel.magics import run_mech
+from mechnb.kernel import insertion
 insertion.insert_cells = lambda cells, shell: insertion.InsertResult("fallback", tuple(cells))
 t2 = time.perf_counter()
 run_mech(shell, "theorem --label thm:x")

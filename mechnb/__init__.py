@@ -29,14 +29,14 @@ def __getattr__(name: str) -> Any:
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext mechnb``: register the ``%mech`` magic (heavy modules load on first use)."""
-    from .magics import register
+    from .kernel.magics import register
 
     register(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext mechnb``."""
-    from .magics import unregister
+    from .kernel.magics import unregister
 
     unregister(ipython)
 

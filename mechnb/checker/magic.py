@@ -51,7 +51,7 @@ class CheckReport:
 def _notebook(shell: Any, given: str | None) -> Path:
     if given:
         return Path(given)
-    from ..kernel_context import notebook_path
+    from ..kernel.context import notebook_path
 
     path = notebook_path(shell)
     if path is None:

@@ -120,7 +120,7 @@ def mech_export(shell: Any, argv: list[str]) -> object | None:
     if args.notebook:
         path: Path | None = Path(args.notebook)
     else:
-        from ..kernel_context import notebook_path
+        from ..kernel.context import notebook_path
 
         path = notebook_path(shell)
     if path is None:

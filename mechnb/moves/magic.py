@@ -32,7 +32,7 @@ def mech_moves(shell: Any, argv: list[str]) -> object:
     if args.notebook:
         path = Path(args.notebook)
     else:
-        from ..kernel_context import notebook_path
+        from ..kernel.context import notebook_path
 
         found = notebook_path(shell)
         if found is None:

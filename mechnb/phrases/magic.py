@@ -10,7 +10,7 @@ import argparse
 from typing import Any, NoReturn
 
 from ..errors import UsageError
-from ..kernel_context import notebook_lang
+from ..kernel.context import notebook_lang
 
 USAGE = "%mech phrases [QUERY] [--function F] [--lang en|zh] [--inline]"
 SIDEBAR_TITLE = "Phrases"
@@ -63,7 +63,7 @@ def mech_phrases(shell: Any, argv: list[str]) -> object | None:
                          "`mechnb phrases --list-functions` lists them")
     lang: Lang = "zh" if (args.lang or notebook_lang(shell)) == "zh" else "en"
     if not args.inline:
-        from .._bridge import active_bridge
+        from ..kernel.bridge import active_bridge
 
         bridge = active_bridge(shell)
         if bridge is not None and "open_sidebar" in bridge.capabilities:

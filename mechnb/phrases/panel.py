@@ -68,7 +68,7 @@ def bridge_inserter(shell: Any = None) -> InsertCallback:
             sh = get_ipython()
         if sh is None:
             return False
-        from .._bridge import active_bridge
+        from ..kernel.bridge import active_bridge
 
         bridge = active_bridge(sh)
         return bridge is not None and bool(bridge.insert_text(text))

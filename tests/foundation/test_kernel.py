@@ -44,7 +44,7 @@ def test_cell_id_and_notebook_path_reach_the_kernel(kernel: Kernel, tmp_path: Pa
     nb.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "cells": [],
                               "metadata": {"mechnb": {"lang": "zh"}}}))
     run = kernel.execute(
-        "from mechnb.kernel_context import current_cell_id, notebook_path\n"
+        "from mechnb.kernel.context import current_cell_id, notebook_path\n"
         "__session__ = 'paper.ipynb'\n"
         "print(current_cell_id(get_ipython()), notebook_path(get_ipython()).name)",
         cell_id="the-cell-id")
@@ -76,7 +76,7 @@ def test_a_renamed_notebook_is_found_by_the_running_cell(kernel: Kernel, tmp_pat
     (tmp_path / "other.ipynb").write_text(json.dumps(
         {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": []}), "utf-8")
     kernel.execute("__session__ = 'Untitled.ipynb'\n%load_ext mechnb")
-    run = kernel.execute("from mechnb.kernel_context import notebook_path\n"
+    run = kernel.execute("from mechnb.kernel.context import notebook_path\n"
                          "print(notebook_path(get_ipython()).name)", cell_id="renamed-cell-7")
     assert run.outputs[0]["text"] == "induction.ipynb\n"
     check = kernel.execute("%mech check", cell_id="renamed-cell-7")

@@ -10,7 +10,7 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
 from mechnb.cellspec import CellSpec
-from mechnb.magics import run_mech
+from mechnb.kernel.magics import run_mech
 
 
 @pytest.fixture
@@ -96,12 +96,12 @@ def test_cells_are_data_handed_to_one_function(shell: Any, monkeypatch: Any) -> 
     seen: list[tuple[CellSpec, ...]] = []
 
     def record(cells: Any, _shell: Any) -> Any:
-        from mechnb.insertion import InsertResult
+        from mechnb.kernel.insertion import InsertResult
 
         seen.append(tuple(cells))
         return InsertResult("fallback", tuple(cells))
 
-    monkeypatch.setattr("mechnb.insertion.insert_cells", record)
+    monkeypatch.setattr("mechnb.kernel.insertion.insert_cells", record)
     run_mech(shell, "formula --label eq:key")
     (cells,) = seen
     assert all(isinstance(c, CellSpec) for c in cells)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mechnb.errors import UsageError
-from mechnb.magics import run_mech
+from mechnb.kernel.magics import run_mech
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .cellspec import CellSpec
-from .kernel_context import current_cell_id
+from ..cellspec import CellSpec
+from .context import current_cell_id
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class TemplateOutput:
 def _frontend_bridge(shell: Any) -> Any:
     """The live frontend bridge, or ``None`` when no extension has answered."""
     try:
-        from . import _bridge
+        from . import bridge as _bridge
     except ImportError:
         return None
     return _bridge.active_bridge(shell)
@@ -106,7 +106,7 @@ def insert_cells(cells: Sequence[CellSpec], shell: Any) -> InsertResult:
 
 def _awaiting_answer(shell: Any) -> bool:
     try:
-        from . import _bridge
+        from . import bridge as _bridge
     except ImportError:
         return False
     return _bridge.awaiting_answer(shell)

@@ -103,8 +103,8 @@ def _notebook_holding(cell_id: str) -> Path | None:
 
 def notebook_lang(shell: Any) -> str:
     """The language of the notebook the kernel runs for (``en`` when unknown or unreadable)."""
-    from .errors import MechnbError
-    from .notebook import read_paper
+    from ..errors import MechnbError
+    from ..notebook import read_paper
 
     path = notebook_path(shell)
     if path is None:

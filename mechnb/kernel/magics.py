@@ -12,8 +12,8 @@ import shlex
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-from .errors import MechnbError, UsageError
-from .kernel_context import notebook_lang
+from ..errors import MechnbError, UsageError
+from .context import notebook_lang
 
 # Subcommands implemented in their own packages: name -> "module:function(shell, argv)".
 DELEGATED: dict[str, str] = {
@@ -78,7 +78,7 @@ class Inserted:
 
 def mech_role(shell: Any, role: str, argv: list[str]) -> Any:
     """``%mech <role> …``: the role's template cells."""
-    from .templates import role_cells
+    from ..templates import role_cells
 
     parser = _parser(f"%mech {role}")
     parser.add_argument("--label")
@@ -87,8 +87,8 @@ def mech_role(shell: Any, role: str, argv: list[str]) -> Any:
     args = parser.parse_args(argv)
     lang = args.lang or notebook_lang(shell)
     if role == "lens" and args.kind:
-        from .phrases.lenscell import lens_cells, lens_ids
-        from .templates import variants
+        from ..phrases.lenscell import lens_cells, lens_ids
+        from ..templates import variants
 
         if args.kind not in variants("lens"):
             if args.kind not in lens_ids():
@@ -103,7 +103,7 @@ def mech_role(shell: Any, role: str, argv: list[str]) -> Any:
 
 def mech_new(shell: Any, argv: list[str]) -> Any:
     """``%mech new <paper-type>``: the whole skeleton of a paper."""
-    from .templates import scaffold_cells
+    from ..templates import scaffold_cells
 
     args = _parser("%mech new", "paper_type").parse_args(argv)  # the type is checked there
     return _insert(shell, scaffold_cells(args.paper_type, lang=args.lang or notebook_lang(shell)))
@@ -111,8 +111,8 @@ def mech_new(shell: Any, argv: list[str]) -> Any:
 
 def mech_validate(shell: Any, argv: list[str]) -> Any:
     """``%mech validate <label> [--kind K]``: an experiment that declares what it validates."""
-    from .notebook import EXPERIMENT_KINDS
-    from .templates import validation_cells
+    from ..notebook import EXPERIMENT_KINDS
+    from ..templates import validation_cells
 
     parser = _parser("%mech validate", "label")
     parser.add_argument("--kind", default="controlled", choices=EXPERIMENT_KINDS)
@@ -125,7 +125,7 @@ class RoleTable:
     """``%mech list``: the roles, their group and purpose, as HTML and text."""
 
     def __init__(self, lang: str) -> None:
-        from .roles import registry
+        from ..roles import registry
 
         self.rows = [(r.group, r.name, r.purpose(lang)) for r in registry().values()]
 
@@ -171,7 +171,7 @@ SUBCOMMANDS: dict[str, Callable[[Any, list[str]], Any]] = {
 
 def run_mech(shell: Any, line: str) -> Any:
     """Run one ``%mech`` line; raises ``MechnbError`` for bad input."""
-    from .roles import get_role, role_names, suggest_role
+    from ..roles import get_role, role_names, suggest_role
 
     try:
         argv = shlex.split(line)
@@ -226,7 +226,7 @@ def unregister(shell: Any) -> None:
 def _bridge_hook(name: str, shell: Any) -> None:
     """Tell the frontend bridge (when this build has one) that the extension (un)loaded."""
     try:
-        from . import _bridge
+        from . import bridge as _bridge
     except ImportError:
         return
     hook = getattr(_bridge, name, None)

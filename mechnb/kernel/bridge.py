@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._version import __version__
+from .._version import __version__
 
 TARGET = "mechnb"
 """Comm target name, the same in the kernel and in the frontend extension."""
@@ -72,7 +72,7 @@ def current_session(shell: Any) -> str | None:
 
 def _current_cell_id(shell: Any) -> str | None:
     try:
-        from .kernel_context import current_cell_id
+        from .context import current_cell_id
     except ImportError:  # the lead's module has not landed in this checkout
         meta = _parent(shell).get("metadata")
         cell_id = meta.get("cellId") if isinstance(meta, Mapping) else None
