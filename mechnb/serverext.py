@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -326,12 +327,61 @@ class MovesHandler(_MechnbHandler):
         self.finish(json.dumps(out, ensure_ascii=False))
 
 
+
+_SAFE_STEM = re.compile(r"[^\w\u3400-\u9fff-]+")
+
+
+class NewPaperHandler(_NotebookHandler):
+    """``POST /mechnb/new-paper`` ``{"dir", "type", "lang", "title"}``: a new paper notebook from
+    the type's scaffold in folder ``dir`` (relative to the server root), named after the title
+    (``-2``, ``-3``… when taken: nothing is overwritten); replies ``{"path"}``."""
+
+    @web.authenticated
+    @authorized("write")
+    async def post(self) -> None:
+        from .notebook import LANGS, PAPER_TYPES
+        from .templates import scaffold_notebook
+
+        body = self.get_json_body() or {}
+        ptype, lang = body.get("type"), body.get("lang", "en")
+        title = body.get("title") or None
+        if ptype not in PAPER_TYPES:
+            raise web.HTTPError(400, f"type must be one of {', '.join(PAPER_TYPES)}")
+        if lang not in LANGS:
+            raise web.HTTPError(400, "lang must be en or zh")
+        if title is not None and (not isinstance(title, str) or len(title) > 300):
+            raise web.HTTPError(400, "title must be a string of at most 300 characters")
+        root = self.root()
+        rel = body.get("dir") or ""
+        if not isinstance(rel, str):
+            raise web.HTTPError(400, "dir must be a folder path")
+        folder = (root / rel.strip().lstrip("/")).resolve()
+        if folder != root and root not in folder.parents:
+            raise web.HTTPError(403, f"{rel} is outside the server root")
+        if not folder.is_dir():
+            raise web.HTTPError(404, f"no folder {rel}")
+        stem = _SAFE_STEM.sub("-", (title or f"{ptype} paper").strip()).strip("-_")[:60]
+        stem = stem or "paper"
+        nb = scaffold_notebook(ptype, lang=lang, title=title)
+        data = (json.dumps(nb, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+        for n in range(1, 1000):
+            path = folder / (stem + (f"-{n}" if n > 1 else "") + ".ipynb")
+            try:  # exclusive create: never replaces a file, even one made a moment ago
+                with open(path, "xb") as handle:
+                    handle.write(data)
+            except FileExistsError:
+                continue
+            self.finish(json.dumps({"path": self.relative(path)}))
+            return
+        raise web.HTTPError(409, "no free notebook name in that folder")
+
 HANDLERS: list[tuple[str, type[APIHandler]]] = [
     ("check", CheckHandler),
     ("export", ExportHandler),
     ("roles", RolesHandler),
     ("phrases", PhrasesHandler),
     ("moves", MovesHandler),
+    ("new-paper", NewPaperHandler),
 ]
 
 
@@ -342,4 +392,4 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     web_app.add_handlers(".*$", [(url_path_join(base_url, "mechnb", name), handler)
                                  for name, handler in HANDLERS])
     serverapp.log.info("mechnb: server extension loaded (/mechnb/check, /export, /roles, "
-                       "/phrases, /moves)")
+                       "/phrases, /moves, /new-paper)")

@@ -18,6 +18,10 @@ export namespace CommandIDs {
   export const exportOverleaf = 'mechnb:export-overleaf';
   /** Show the moves of the active abstract cell in the right side bar. */
   export const showMoves = 'mechnb:show-moves';
+  /** Create a paper notebook from a paper type's scaffold (type, language, title). */
+  export const newPaper = 'mechnb:new-paper';
+  /** Edit the paper's title, authors, bibliography, language, venue style and engine. */
+  export const paperSettings = 'mechnb:paper-settings';
 }
 
 /** The comm target shared with mechnb/_bridge.py. */

@@ -34,6 +34,7 @@ import {
 import { CommandIDs } from './commands';
 import { markCells, placeCursor } from './markers';
 import { MovesPanel } from './moves';
+import { paperPlugin } from './paper';
 import { FindingsPanel, WidgetHost } from './sidebar';
 
 declare function require(path: string): any;
@@ -460,4 +461,4 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default [plugin];
+export default [plugin, paperPlugin];
