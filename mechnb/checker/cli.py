@@ -11,7 +11,10 @@ level: ``mechnb <anything>`` imports every subcommand module.
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from ..findings import Finding
 
 HELP = "run the closing-loop checks on a notebook (exit 1 on errors)"
 
@@ -59,7 +62,6 @@ def map_target_problem(target: str, notebook: str) -> str | None:
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run ``mechnb check``; prints findings to ``out`` and problems to ``err``."""
-    import json
 
     from ..errors import NotebookReadError
     from . import check
@@ -84,13 +86,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except (NotebookReadError, RecursionError) as exc:
         message = str(exc) if isinstance(exc, NotebookReadError) else (
             f"{args.notebook}: nested too deeply to check")
-        if args.format == "json":  # stdout stays one valid JSON document
-            out.write(json.dumps({"error": message}, ensure_ascii=False) + "\n")
-        err.write(f"mechnb check: {message}\n")
-        return 2
+        return cannot_read(args, message, out, err)
     if args.format == "json":
-        out.write(json.dumps([f.to_json() for f in findings], ensure_ascii=False, indent=1))
-        out.write("\n")
+        write_json(findings, out)
     else:
         out.writelines(line + "\n" for line in report_lines(findings, args.notebook,
                                                              verbose=args.verbose))
@@ -106,6 +104,23 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return exit_code(list(findings), args.strict)
 
 
+def cannot_read(args: argparse.Namespace, message: str, out: TextIO, err: TextIO) -> int:
+    """Exit 2 with ``message``; in JSON, stdout stays one valid document."""
+    import json
+
+    if args.format == "json":
+        out.write(json.dumps({"error": message}, ensure_ascii=False) + "\n")
+    err.write(f"mechnb check: {message}\n")
+    return 2
+
+
+def write_json(findings: list[Finding], out: TextIO) -> None:
+    """The documented ``--format json`` list."""
+    import json
+
+    out.write(json.dumps([f.to_json() for f in findings], ensure_ascii=False, indent=1) + "\n")
+
+
 def is_latex_target(target: str) -> bool:
     """A ``.tex`` file or a folder (a LaTeX paper), not a notebook."""
     import os
@@ -115,7 +130,6 @@ def is_latex_target(target: str) -> bool:
 
 def run_latex(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``mechnb check paper.tex``: findings at ``file.tex:LINE:COL``, errors first."""
-    import json
 
     from ..latexin.check import check_latex
     from .report import by_severity, summary_line
@@ -128,14 +142,9 @@ def run_latex(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         findings = check_latex(args.notebook)
     except (OSError, RecursionError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        message = f"{args.notebook}: {why}"
-        if args.format == "json":
-            out.write(json.dumps({"error": message}, ensure_ascii=False) + "\n")
-        err.write(f"mechnb check: {message}\n")
-        return 2
+        return cannot_read(args, f"{args.notebook}: {why}", out, err)
     if args.format == "json":
-        out.write(json.dumps([f.to_json() for f in findings], ensure_ascii=False, indent=1))
-        out.write("\n")
+        write_json(findings, out)
     else:
         out.writelines(f.format() + "\n" for f in by_severity(findings))
         out.write(summary_line(args.notebook, findings) + "\n")

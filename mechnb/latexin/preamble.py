@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..tex.comments import mask_comments
+from ..tex.gate import brace_group as _group
 
 _NAME = re.compile(r"\\([A-Za-z@]+|.)")
 _SPACE = re.compile(r"\s*")
@@ -109,28 +110,6 @@ def role_for(env: str, printed: str | None = None) -> str | None:
         for pattern, role in ROLE_WORDS:
             if re.search(pattern, low):
                 return role
-    return None
-
-
-def _group(text: str, pos: int) -> tuple[str, int] | None:
-    """The balanced ``{…}`` at ``pos`` (after spaces): its content and the offset after it."""
-    pos = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
-    if pos >= len(text) or text[pos] != "{":
-        return None
-    depth = 0
-    k = pos
-    while k < len(text):
-        ch = text[k]
-        if ch == "\\":
-            k += 2
-            continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return text[pos + 1:k], k + 1
-        k += 1
     return None
 
 

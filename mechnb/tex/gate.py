@@ -238,6 +238,10 @@ def _group(text: str, pos: int) -> tuple[str, int] | None:
     return None
 
 
+brace_group = _group
+"""Public name of ``_group`` (the LaTeX reader takes definitions apart with it too)."""
+
+
 def _name_arg(text: str, pos: int) -> tuple[str | None, int]:
     """The command name a definition defines: ``\\name`` or ``{\\name}`` (``(None, pos)`` when
     it is not a plain control word)."""
