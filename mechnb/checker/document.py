@@ -155,7 +155,10 @@ class Document:
         if pieces is None:
             scan = self.scans.get(cell)
             if scan is not None:
-                pieces = [(s.start, scan.source[s.start:s.end]) for s in scan.spans
+                # a % comment in math hides a \label from MathJax and TeX alike
+                pieces = [(s.start, mask_comments(scan.source[s.start:s.end])
+                           if s.kind == "math" and "%" in scan.source[s.start:s.end]
+                           else scan.source[s.start:s.end]) for s in scan.spans
                           if s.kind != "code"]
             else:
                 raw = self.raw_tex.get(cell)

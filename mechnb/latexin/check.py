@@ -138,7 +138,7 @@ def latex_rules() -> list[Rule]:
 
 def read_for_check(path: str | Path) -> Imported:
     """The paper at ``path`` as a notebook, its bibliography named for the citation rules."""
-    paper = read_latex(path)
+    paper = read_latex(path, keep_hidden=False)
     base = paper.source.main.parent
     names = []
     for name in paper.bibliography:

@@ -115,9 +115,12 @@ class Markdown:
 class Converter:
     """Converts node lists of one flattened source (``text``) with its declarations."""
 
-    def __init__(self, text: str, declarations: Declarations) -> None:
+    def __init__(self, text: str, declarations: Declarations, keep_hidden: bool = True) -> None:
         self.text = text
         self.decl = declarations
+        self.keep_hidden = keep_hidden
+        """A macro that hides its argument (``\\ignore{…}``): keep the text as LaTeX (import),
+        or drop it as TeX does (check)."""
         self.footnotes: list[str] = []
         self.depth = 0
 
@@ -392,13 +395,13 @@ class Converter:
                       if 0 < int(m.group(1)) <= len(values) else m.group(0), macro.body)
         walker = LatexWalker(body, tolerant_parsing=True)
         parsed, _, _ = walker.get_latex_nodes()
-        sub = Converter(body, self.decl)
+        sub = Converter(body, self.decl, self.keep_hidden)
         sub.depth = self.depth + 1
         inner = Markdown()
         sub.nodes(parsed, inner)
         if sub.footnotes:
             raise Unconvertible(f"\\{macro.name} holds a footnote")
-        if not inner.text.strip() and any(v.strip() for v in values):
+        if not inner.text.strip() and any(v.strip() for v in values) and self.keep_hidden:
             raise Unconvertible(f"\\{macro.name} hides its argument (kept as written)")
         out.add(inner.text, node.pos)
         return k + 1 + used

@@ -257,11 +257,11 @@ def _find_macros(nodes: Sequence[LatexNode | None], names: frozenset[str]) -> li
 
 
 class _Reader:
-    def __init__(self, src: Source, decl: Declarations) -> None:
+    def __init__(self, src: Source, decl: Declarations, keep_hidden: bool = True) -> None:
         self.src = src
         self.text = src.text
         self.decl = decl
-        self.convert = Converter(src.text, decl)
+        self.convert = Converter(src.text, decl, keep_hidden)
         self.blocks: list[Block] = []
         self.pending: list[LatexNode] = []
         self.section: str | None = None
@@ -607,8 +607,12 @@ def _annotate(blocks: list[Block], lang: str) -> None:
             break
 
 
-def read_latex(path: str | Path) -> LatexPaper:
-    """Read the paper at ``path`` (a main ``.tex`` or a folder) into blocks."""
+def read_latex(path: str | Path, *, keep_hidden: bool = True) -> LatexPaper:
+    """Read the paper at ``path`` (a main ``.tex`` or a folder) into blocks.
+
+    ``keep_hidden``: text a macro of the paper hides (``\\newcommand{\\ignore}[1]{}``) stays as
+    raw LaTeX (for import); ``False`` drops it as TeX does (for check). ``\\iffalse … \\fi``
+    blocks are dropped either way, like comments."""
     src = load_source(path)
     text = src.text
     masked_begin = _find_env_mark(text, "begin")
@@ -653,7 +657,13 @@ def read_latex(path: str | Path) -> LatexPaper:
             text = src.text
             body_end = _find_env_mark(text, "end", body_start) or len(text)
             decl = read_declarations(text[:body_end])
-    reader = _Reader(src, decl)
+    dead = _iffalse_blocks(text, body_start, body_end)
+    if dead:
+        src = src.substitute([(a, b, "") for a, b in dead])
+        text = src.text
+        body_end = _find_env_mark(text, "end", body_start) or len(text)
+        decl = read_declarations(text[:body_end])
+    reader = _Reader(src, decl, keep_hidden)
     reader.has_chapters = bool(re.search(r"(?m)^[^%\n]*\\chapter\*?\s*[\[{]",
                                          text[body_start:body_end]))
     body_pos = body_start
@@ -691,6 +701,32 @@ def read_latex(path: str | Path) -> LatexPaper:
     return LatexPaper(src, decl, reader.blocks, title_text, find_authors(text[:body_end]), bibs,
                       bbl, lang, document_class(preamble), packages(preamble), problems,
                       body_start)
+
+
+_IF_TOKEN = re.compile(r"\\(if[A-Za-z@]*|fi|iffalse)(?![A-Za-z@])")
+
+
+def _iffalse_blocks(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """``[start, end)`` of every ``\\iffalse … \\fi`` outside comments (nested conditionals
+    counted): text TeX never reads."""
+    out: list[tuple[int, int]] = []
+    depth = 0
+    opened = -1
+    for m in _IF_TOKEN.finditer(text, start, end):
+        if comment_start(text, m.start()) is not None:
+            continue
+        word = m.group(1)
+        if depth == 0:
+            if word == "iffalse":
+                depth, opened = 1, m.start()
+            continue
+        if word == "fi":
+            depth -= 1
+            if depth == 0:
+                out.append((opened, m.end()))
+        elif word.startswith("if") and word not in ("ifthenelse",):
+            depth += 1
+    return out
 
 
 def _in_spans(pos: int, spans: list[tuple[int, int]]) -> bool:
