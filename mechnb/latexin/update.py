@@ -133,6 +133,12 @@ def _new_cell(markdown: str, ok: bool) -> dict[str, Any]:
     return cell
 
 
+def _preamble(tex: str) -> str:
+    """The text before the first cell marker, whitespace-normalised."""
+    at = tex.find("% mechnb:cell ")
+    return " ".join((tex if at < 0 else tex[:at]).split())
+
+
 def _backup_path(path: Path) -> Path:
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     candidate = path.with_name(f"{path.stem}.before-update-{stamp}.ipynb")
@@ -161,7 +167,8 @@ def update_notebook(notebook: str | Path, edited: str | Path, *, write: bool = T
         raise UpdateProblem(f"{edited_path} has no `% mechnb:cell` markers: it was not exported "
                             "by mechnb (or the markers were removed), so its paragraphs cannot "
                             "be matched to cells; import it as a new notebook instead")
-    fresh = {s.token: s.text for s in segments(render(paper).latex)}
+    fresh_tex = render(paper).latex
+    fresh = {s.token: s.text for s in segments(fresh_tex)}
     tokens = token_index(paper.cells)
     edited_by_cell: dict[int, str] = {}
     for seg in new_segments:
@@ -251,13 +258,17 @@ def update_notebook(notebook: str | Path, edited: str | Path, *, write: bool = T
         else:
             summary.unchanged += 1
     del lang
+    if _preamble(edited_text) != _preamble(fresh_tex):
+        summary.changes.append(Change(None, "the text before the first cell (preamble, title, "
+                                            "authors) was edited: it is not carried back — set "
+                                            "them in the notebook's metadata (Paper Settings)"))
     out: list[dict[str, Any]] = []
     for n, c in enumerate(cells):
         if n not in removed:
             out.append(c)
         out.extend(inserts.get(n, []))
-    if not summary.changes:
-        return summary
+    if not any(c.cell is not None for c in summary.changes):
+        return summary  # nothing to write (at most a note about the preamble)
     nb["cells"] = out
     if write:
         backup = _backup_path(nb_path)

@@ -129,3 +129,14 @@ def test_an_imported_paper_round_trips_its_edits(tmp_path: Path) -> None:
                   if c["metadata"].get("mechnb", {}).get("label") == "fig:order")
     assert figure["metadata"]["mechnb"]["caption"].startswith("Matching and previous-token")
     assert "\\caption{Matching and previous-token scores over training" in figure["source"]
+
+
+def test_preamble_edits_are_reported_not_carried(exported: tuple[Path, Path, str]) -> None:
+    nb, edited, tex = exported
+    title = json.loads(nb.read_text())["metadata"]["mechnb"]["title"]
+    edited.write_text(tex.replace("\\title{" + title, "\\title{A new title"))
+    data = nb.read_bytes()
+    summary = update_notebook(nb, edited)
+    assert [c.cell for c in summary.changes] == [None]
+    assert "Paper Settings" in summary.changes[0].what
+    assert nb.read_bytes() == data and summary.backup is None
