@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, str] = {
     "moves": "mechnb.moves.cli",
     "trust": "mechnb.tex.cli",
     "import": "mechnb.latexin.cli",
+    "lenses": "mechnb.phrases.lenses_cli",
 }
 
 
