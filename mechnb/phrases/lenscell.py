@@ -15,9 +15,11 @@ from .model import Lens
 
 _NOTE = {
     "en": ("**Follow-up experiment (closes the {name} lens).** {validation}\n\n"
+           "Quantities to measure: {measures}.\n\n"
            "Insert it with `%mech validate {target} --kind {kind}` once the statement it "
            "validates has a label."),
     "zh": ("**后续实验（为{name}视角闭环）。**{validation}\n\n"
+           "需要测量的量：{measures}。\n\n"
            "待所验证的命题有了标签后，用 `%mech validate {target} --kind {kind}` 插入该实验。"),
 }
 
@@ -43,5 +45,6 @@ def lens_cells(lens_id: str, *, lang: str = "en", label: str | None = None,
     lens_cell = CellSpec("markdown", source, role_metadata(
         "lens", label=label, title=title or lens.name[lang], kind=lens.id))
     note = _NOTE[lang].format(name=lens.name[lang], validation=lens.closing_validation[lang],
+                              measures=lens.measures[lang],
                               target="thm:[main]", kind=lens.validation_kind)
     return [lens_cell, CellSpec("markdown", note, role_metadata("note"))]

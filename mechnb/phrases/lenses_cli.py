@@ -32,12 +32,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     found = []
     for lens in load_library().lenses:
         text = fold(" ".join([lens.id, *lens.name.values(), *lens.description.values(),
+                              *lens.measures.values(),
                               *lens.closing_validation.values(), *lens.phrase.values()]))
         if all(w in text for w in words):
             found.append(lens)
     if args.format == "json":
         out.write(json.dumps([{
             "id": lens.id, "name": lens.name, "reveals": lens.description,
+            "measures": lens.measures,
             "closing_validation": lens.closing_validation, "phrase": lens.phrase,
             "validation_kind": lens.validation_kind,
             "cell": f"%mech lens --kind {lens.id}"} for lens in found],
@@ -47,6 +49,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for lens in found:
             out.write(f"{lens.id} — {lens.name[lang]}\n"
                       f"  {'reveals' if lang == 'en' else '揭示'}: {lens.description[lang]}\n"
+                      f"  {'measures' if lang == 'en' else '测量'}: {lens.measures[lang]}\n"
                       f"  {'closes with' if lang == 'en' else '闭环验证'}: "
                       f"{lens.closing_validation[lang]} ({lens.validation_kind})\n"
                       f"  {'cell' if lang == 'en' else '单元格'}: %mech lens --kind {lens.id}\n")

@@ -26,9 +26,9 @@ ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 FUNCTION_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*(?:/[a-z0-9]+(?:-[a-z0-9]+)*)*$")
 RECORD_KEYS = frozenset({"id", "function", "en", "zh", "slots", "note"})
 OPTIONAL_RECORD_KEYS = frozenset({"slots_zh"})
-LENS_KEYS = frozenset({"id", "name", "description", "closing_validation", "phrase",
+LENS_KEYS = frozenset({"id", "name", "description", "measures", "closing_validation", "phrase",
                        "validation_kind"})
-_BILINGUAL_LENS_KEYS = ("closing_validation", "description", "name", "phrase")
+_BILINGUAL_LENS_KEYS = ("closing_validation", "description", "measures", "name", "phrase")
 
 LENSES_MARKER = "@lenses"
 """In ``index.json``'s file list: where the phrases generated from the lens catalog go."""
@@ -192,6 +192,7 @@ def _load_lenses(problems: list[str]) -> list[Lens]:
         problems += found
         if not found:
             lenses.append(Lens(id=rec["id"], name=rec["name"], description=rec["description"],
+                               measures=rec["measures"],
                                closing_validation=rec["closing_validation"],
                                phrase=rec["phrase"], validation_kind=rec["validation_kind"]))
     return lenses

@@ -90,6 +90,8 @@ class Lens:
     """Display name by language."""
     description: dict[str, str]
     """One-line description by language."""
+    measures: dict[str, str]
+    """The quantities a paper written through this lens measures, by language."""
     closing_validation: dict[str, str]
     """The validation that usually closes a paper written through this lens, by language."""
     phrase: dict[str, str]

@@ -24,6 +24,9 @@ def run(*argv: str) -> tuple[int, str, str]:
 def test_the_catalog_has_the_lenses_of_mainstream_practice_and_of_the_architecture() -> None:
     ids = {lens.id for lens in load_library().lenses}
     assert set(ASKED_FOR) <= ids
+    for lens in load_library().lenses:  # what it reveals, what it measures, how it closes
+        assert all(lens.measures[lang] and lens.description[lang] and
+                   lens.closing_validation[lang] for lang in ("en", "zh")), lens.id
     circuit = next(lens for lens in load_library().lenses if lens.id == "circuit-analysis")
     for word in ("faithfulness", "completeness", "minimality"):
         assert word in circuit.closing_validation["en"]
@@ -40,12 +43,13 @@ def test_every_new_lens_inserts_a_template_cell() -> None:
 def test_query_text_and_json() -> None:
     code, out, _ = run("lenses", "patching")
     assert code == 0
-    assert out.startswith("attribution-patching — Attribution patching\n")
+    assert "attribution-patching — Attribution patching\n" in out
     assert "path-patching — Path patching" in out and "%mech lens --kind path-patching" in out
+    assert "  measures: logit difference recovered by patching each path" in out
     code, out, _ = run("lenses", "叠加", "--lang", "zh", "--format", "json")
     found = json.loads(out)
     assert {lens["id"] for lens in found} == {"superposition", "sparse-probing"}
-    assert set(found[0]) == {"id", "name", "reveals", "closing_validation", "phrase",
-                             "validation_kind", "cell"}
+    assert set(found[0]) == {"id", "name", "reveals", "measures", "closing_validation",
+                             "phrase", "validation_kind", "cell"}
     code, _, err = run("lenses", "no-such-lens-anywhere")
     assert code == 1 and "mechnb lenses" in err

@@ -266,7 +266,7 @@ def test_lens_problems_are_reported() -> None:
     assert any("missing field 'phrase'" in p
                for p in lens_problems({"id": "x", "name": {"en": "X", "zh": "某"}}, "l"))
     bad = {"id": "x", "name": {"en": "X", "zh": "某"}, "description": {"en": "d", "zh": "描述"},
-           "closing_validation": {"en": "c", "zh": "验证"},
+           "measures": {"en": "m", "zh": "度量"}, "closing_validation": {"en": "c", "zh": "验证"},
            "phrase": {"en": "For [model].", "zh": "对于模型。"}}
     assert any("blanks" in p for p in lens_problems(bad, "l"))
     paired = dict(bad, phrase={"en": "For [model].", "zh": "对于[模型]。"},
