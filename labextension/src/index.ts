@@ -37,6 +37,17 @@ import { MovesPanel } from './moves';
 import { paperPlugin } from './paper';
 import { FindingsPanel, WidgetHost } from './sidebar';
 
+/** The role a typed or picked entry names: the item itself ("theorem — …"), a role name, or
+ * the one role that starts with what was typed. */
+export function roleOf(value: string, names: string[]): string | null {
+  const typed = value.split(' — ')[0].trim().toLowerCase();
+  if (names.includes(typed)) {
+    return typed;
+  }
+  const starting = names.filter(n => n.startsWith(typed));
+  return typed && starting.length === 1 ? starting[0] : null;
+}
+
 declare function require(path: string): any;
 const VERSION: string = require('../package.json').version;
 
@@ -254,16 +265,20 @@ const plugin: JupyterFrontEndPlugin<void> = {
           // "theorem — The main result…": the registry's purpose helps to pick among 30 roles
           const items = all.map(r => `${r.name} — ${r.purpose.en}`);
           const current = existing ? all.findIndex(r => r.name === existing.role) : -1;
+          // editable: type to filter the list (a datalist), the current role preselected
           const choice = await InputDialog.getItem({
             title: 'Cell role',
             items,
-            current: Math.max(current, 0)
+            current: Math.max(current, 0),
+            editable: true,
+            placeholder: 'type to filter: theorem, gap, lens…'
           });
           if (!choice.button.accept || !choice.value) {
             return;
           }
-          role = all[items.indexOf(choice.value)]?.name ?? null;
+          role = roleOf(choice.value, all.map(r => r.name));
           if (role === null) {
+            Notification.error(`mechnb: no role matches "${choice.value}"`);
             return;
           }
           const info = (await roles()).find(r => r.name === role);
