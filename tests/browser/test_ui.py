@@ -37,7 +37,10 @@ def test_set_role_from_cell_context_menu_writes_metadata(page: Any, lab_server: 
     page.locator(".lm-Menu-item", has_text="Set mechnb Role…").click()
     dialog = page.locator(".jp-Dialog")
     field = dialog.locator("input").first  # type to filter; the list is a datalist
-    assert dialog.locator("datalist option", has_text="title — ").count() == 1
+    field.wait_for()
+    values = dialog.locator("datalist option").evaluate_all(
+        "options => options.map(o => o.value || o.textContent)")
+    assert sum(v.startswith("title — ") for v in values) == 1, values
     field.fill("tit")  # the one role that starts with it
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "set-role-dialog.png"))
