@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,6 @@ TEMPLATE_PACKAGES = frozenset({
 """Packages the import leaves out of the template: mechnb's template loads them (or an
 equivalent), they clash with it (fonts, biblatex against natbib, caption packages against a
 venue's), or they only matter to the source's own build."""
-KEEP_PACKAGES_OF_FIGURES = frozenset({"subcaption", "subfig", "caption"})
 
 
 class ImportProblem(MechnbError):
@@ -244,5 +242,4 @@ def import_latex(source: str | Path, output: str | Path | None = None, *,
     result.findings += input_findings(paper)
     result.findings = [replace(f, file=f.file or str(paper.source.main))
                        for f in result.findings]
-    shutil.disk_usage(folder)  # the folder exists and is readable (a clear OSError otherwise)
     return result

@@ -23,7 +23,6 @@ REGISTRY_ENVIRONMENTS = frozenset({
     "remark", "proof"})
 """Environments the exporter defines itself (from the role registry)."""
 _TEMPLATE_MACROS = frozenset({"mechstrike", "mechstrikebox"})
-MACROS_CELL_ROLE = None
 _XE_PACKAGES = frozenset({"fontspec", "xeCJK", "ctex", "unicode-math", "polyglossia"})
 _XE_CLASSES = re.compile(r"^(?:ctex\w*|thuthesis|ustcthesis|\w*thesis-xe)$")
 

@@ -35,7 +35,7 @@ from pylatexenc.latexwalker import (
 )
 
 from ..notebook import CJK_RE
-from ..tex.comments import comment_spans, comment_start
+from ..tex.comments import comment_start
 from ..tex.escape import is_safe_name
 from .convert import LISTS, MATH_ENVIRONMENTS, Converter, Markdown, Unconvertible
 from .preamble import (
@@ -167,7 +167,6 @@ class LatexPaper:
 
 _REF = re.compile(r"\\(?:ref|eqref|cref|Cref|autoref|Autoref|vref|nameref|labelcref|cpageref)"
                   r"\*?\{([^{}]*)\}")
-_LABEL = re.compile(r"\\label\{([^{}]*)\}")
 _BIB_COMMAND = re.compile(r"\\(?:bibliographystyle|bibliography|addbibresource|printbibliography)"
                           r"(?![A-Za-z@])\s*(?:\[[^\]]*\])?\s*(?:\{[^{}]*\})?")
 _CITES = re.compile(r"\\[A-Za-z]*cite[A-Za-z]*\*?[\[{]|\[@")
@@ -269,7 +268,10 @@ class _Reader:
         self.ignore_next: set[str] = set()
         self.problems: list[Problem] = []
         self.def_spans = sorted(decl.spans)
-        self.comments = comment_spans(src.text)
+        self.appendix_pending = False
+        """``\\appendix`` was read: the next heading opens the appendix (role ``appendix``)."""
+        self.has_chapters = False
+        """The body uses ``\\chapter``: sections are one level down."""
 
     # -------------------------------------------------------------- blocks
     def add(self, block: Block) -> None:
@@ -350,11 +352,9 @@ class _Reader:
                 if m:
                     codes = {c.strip().upper() for c in re.split(r"[,\s]+", m.group(1))
                              if c.strip()}
-                    if self.pending and any(not isinstance(p, LatexCommentNode)
-                                            for p in self.pending):
-                        self.pending_ignore = codes
-                        self.ignore_next |= codes
-                    else:
+                    # inside a paragraph, add() finds the comment in the block's text;
+                    # on a line of its own, it is for the block that follows
+                    if not any(not isinstance(p, LatexCommentNode) for p in self.pending):
                         self.ignore_next |= codes
                 if self.pending:
                     self.pending.append(node)
@@ -450,7 +450,7 @@ class _Reader:
                           [(0, node.pos), (level + 1, (title_node.pos + 1) if title_node
                                            else node.pos)])
         block.heading = level
-        if getattr(self, "appendix_pending", False):
+        if self.appendix_pending:
             block.role = "appendix"
             self.appendix_pending = False
         self.add(block)
@@ -526,8 +526,6 @@ class _Reader:
         md: Markdown | None = None
         if ok and role is not None:  # the export writes the role's own environment
             md = self.markdown(body, start)
-        if md is not None and "\n\n" in md.text and role == "abstract":
-            pass
         if md is not None:
             block = Block("markdown", md.text, start, end, md.anchors, role=role,
                           label=probe.label, title=title)
@@ -554,7 +552,6 @@ class _Reader:
                         for g in _find_macros(node.nodelist, frozenset({"includegraphics"}))]
         self.add(block)
 
-    has_chapters = False
 
 
 def _guess_lang(text: str) -> str:

@@ -179,7 +179,6 @@ def update_notebook(notebook: str | Path, edited: str | Path, *, write: bool = T
     cells: list[dict[str, Any]] = list(nb["cells"])
     inserts: dict[int, list[dict[str, Any]]] = {}
     removed: set[int] = set()
-    lang = paper.lang
     for token, old in fresh.items():
         index = tokens.get(token)
         if index is None:
@@ -257,7 +256,6 @@ def update_notebook(notebook: str | Path, edited: str | Path, *, write: bool = T
             summary.changes.append(Change(index, ", ".join(what)))
         else:
             summary.unchanged += 1
-    del lang
     if _preamble(edited_text) != _preamble(fresh_tex):
         summary.changes.append(Change(None, "the text before the first cell (preamble, title, "
                                             "authors) was edited: it is not carried back — set "
