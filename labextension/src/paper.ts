@@ -246,7 +246,12 @@ export const paperPlugin: JupyterFrontEndPlugin<void> = {
       }
     });
 
-    launcher?.add({ command: CommandIDs.newPaper, category: 'Notebook', rank: 50 });
+    launcher?.add({
+      command: CommandIDs.newPaper,
+      category: 'Notebook',
+      rank: 50,
+      args: { isLauncher: true }
+    });
     palette?.addItem({ command: CommandIDs.newPaper, category: 'mechnb' });
     palette?.addItem({ command: CommandIDs.paperSettings, category: 'mechnb' });
   }
