@@ -13,6 +13,9 @@ and phrases, writing for export — paths relative to the server root and confin
 - ``GET /mechnb/phrases?q=&lang=&function=&limit=``: phrase search (``Phrase.to_record()`` list)
 - ``POST /mechnb/moves {"text": str, "lang": "en"|"zh"?}``: the move analysis of a text (the
   active abstract cell, unsaved edits included), with phrase suggestions for missing moves
+- ``POST /mechnb/preview {"path"}`` / ``GET /mechnb/preview?path=``: build / fetch the paper
+  preview PDF (``mechnb.exporter.preview``); ``GET /mechnb/synctex``: PDF point ↔ cell
+- ``GET``/``POST /mechnb/trust``: what the TeX gate wants reviewed, and approving it
 
 Enabled by ``etc/jupyter/jupyter_server_config.d/mechnb.json`` (installed with the wheel).
 """
@@ -375,6 +378,168 @@ class NewPaperHandler(_NotebookHandler):
             return
         raise web.HTTPError(409, "no free notebook name in that folder")
 
+class _Build:
+    """The preview build of one notebook in progress: a newer save cancels it."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.cancel = threading.Event()
+        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+
+PREVIEW_BUILDS: dict[str, _Build] = {}
+
+
+class PreviewHandler(_NotebookHandler):
+    """The paper preview (``mechnb.exporter.preview``).
+
+    ``POST /mechnb/preview {"path"}`` builds the saved notebook's PDF in the server (a build of
+    the same notebook still running is cancelled: the newest save wins) and replies with the
+    status, the build's findings, the passes and the seconds; ``GET /mechnb/preview?path=``
+    returns the last good PDF (404 before the first build).
+    """
+
+    @web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        from .exporter.preview import pdf_bytes
+
+        path = self.notebook(self.get_argument("path", ""))
+        found = await asyncio.to_thread(pdf_bytes, path)
+        if found is None:
+            raise web.HTTPError(404, f"no preview of {path.name} yet")
+        data, state = found
+        self.set_header("Content-Type", "application/pdf")
+        self.set_header("Cache-Control", "no-store")
+        self.set_header("X-Mechnb-Version", str(state.get("version", "")))
+        self.finish(data)
+
+    @web.authenticated
+    @authorized("read")
+    async def post(self) -> None:
+        from .errors import MechnbError
+        from .exporter.preview import build
+
+        body = self.get_json_body() or {}
+        if not isinstance(body, dict):
+            raise web.HTTPError(400, 'send a JSON object: {"path": "NB.ipynb"}')
+        path = self.notebook(body.get("path"))
+        key = str(path)
+        while (running := PREVIEW_BUILDS.get(key)) is not None:
+            running.cancel.set()
+            await asyncio.shield(running.done)
+        mine = _Build()
+        PREVIEW_BUILDS[key] = mine
+        try:
+            await EXPORTS.enter()
+            try:
+                result = await asyncio.to_thread(build, path, cancel=mine.cancel)
+            finally:
+                EXPORTS.leave()
+        except MechnbError as exc:
+            raise web.HTTPError(422, str(exc)) from None
+        finally:
+            mine.done.set_result(None)
+            if PREVIEW_BUILDS.get(key) is mine:
+                del PREVIEW_BUILDS[key]
+        self.finish(json.dumps(result.to_json(), ensure_ascii=False))
+
+
+class SynctexHandler(_NotebookHandler):
+    """SyncTeX on the last preview build.
+
+    ``GET /mechnb/synctex?path=NB&page=P&x=X&y=Y`` (PDF points from the page's top-left) →
+    ``{"cell", "cell_id", "line"}`` (0-based cell, 1-based line or null; 404 outside any cell);
+    ``GET /mechnb/synctex?path=NB&cell=N[&line=L]`` → ``{"page", "x", "y", "width", "height"}``.
+    """
+
+    @web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        from .exporter.preview import place_of, source_at
+        from .notebook import read_paper
+
+        path = self.notebook(self.get_argument("path", ""))
+        paper = await asyncio.to_thread(read_paper, path)
+        try:
+            if self.get_argument("cell", ""):
+                cell = int(self.get_argument("cell"))
+                line = int(self.get_argument("line", "0")) or None
+                place = await asyncio.to_thread(place_of, path, cell, paper, line)
+                if place is None:
+                    raise web.HTTPError(404, f"cell {cell + 1} is not in the preview")
+                self.finish(json.dumps(place.__dict__))
+                return
+            page = int(self.get_argument("page"))
+            x, y = float(self.get_argument("x")), float(self.get_argument("y"))
+        except ValueError:
+            raise web.HTTPError(400, "page, x, y (or cell, line) must be numbers") from None
+        found = await asyncio.to_thread(source_at, path, page, x, y, paper)
+        if found is None:
+            raise web.HTTPError(404, "no notebook cell made that part of the page")
+        self.finish(json.dumps(found))
+
+
+class TrustHandler(_NotebookHandler):
+    """``mechnb trust`` from the UI.
+
+    ``GET /mechnb/trust?path=NB`` lists what the TeX gate refuses and what needs review
+    (``{"refused": [...], "pending": [{"digest", "cell", "where", "kind", "reason",
+    "content"}]}``); ``POST /mechnb/trust {"path", "digests": [...]}`` records this user's
+    approval of exactly those items (they must still be pending: content changed since it was
+    shown is not approved).
+    """
+
+    def _verdict(self, path: Path) -> tuple[Any, Any, list[Any]]:
+        from .notebook import read_paper
+        from .tex.gate import assess
+        from .tex.trust import unapproved
+
+        paper = read_paper(path)
+        verdict = assess(paper)
+        return paper, verdict, unapproved(verdict)
+
+    @web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        from .tex.trust import describe
+
+        path = self.notebook(self.get_argument("path", ""))
+        paper, verdict, pending = await asyncio.to_thread(self._verdict, path)
+
+        def content(item: Any) -> str:
+            if item.cell is not None and 0 <= item.cell < len(paper.cells):
+                return str(paper.cells[item.cell].source)[:4000]
+            return ""
+
+        self.finish(json.dumps({
+            "refused": [{"cell": r.cell, "where": r.where, "snippet": r.snippet,
+                         "reason": r.reason} for r in verdict.refused],
+            "pending": [{"digest": i.digest, "cell": i.cell, "where": i.where, "kind": i.kind,
+                         "reason": i.reason, "text": describe(i), "content": content(i)}
+                        for i in pending]}, ensure_ascii=False))
+
+    @web.authenticated
+    @authorized("write")
+    async def post(self) -> None:
+        from .tex.trust import TrustRecordError, approve
+
+        body = self.get_json_body() or {}
+        if not isinstance(body, dict) or not isinstance(body.get("digests"), list):
+            raise web.HTTPError(400, 'send {"path": "NB.ipynb", "digests": [...]}')
+        path = self.notebook(body.get("path"))
+        wanted = {d for d in body["digests"] if isinstance(d, str)}
+        _, _, pending = await asyncio.to_thread(self._verdict, path)
+        chosen = [i for i in pending if i.digest in wanted]
+        try:
+            count = await asyncio.to_thread(approve, chosen, str(path))
+        except TrustRecordError as exc:
+            raise web.HTTPError(500, str(exc)) from None
+        self.finish(json.dumps({"approved": count,
+                                "stale": len(wanted) - len(chosen)}))
+
+
 HANDLERS: list[tuple[str, type[APIHandler]]] = [
     ("check", CheckHandler),
     ("export", ExportHandler),
@@ -382,6 +547,9 @@ HANDLERS: list[tuple[str, type[APIHandler]]] = [
     ("phrases", PhrasesHandler),
     ("moves", MovesHandler),
     ("new-paper", NewPaperHandler),
+    ("preview", PreviewHandler),
+    ("synctex", SynctexHandler),
+    ("trust", TrustHandler),
 ]
 
 
@@ -392,4 +560,4 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     web_app.add_handlers(".*$", [(url_path_join(base_url, "mechnb", name), handler)
                                  for name, handler in HANDLERS])
     serverapp.log.info("mechnb: server extension loaded (/mechnb/check, /export, /roles, "
-                       "/phrases, /moves, /new-paper)")
+                       "/phrases, /moves, /new-paper, /preview, /synctex, /trust)")

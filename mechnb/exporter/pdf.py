@@ -16,6 +16,7 @@ import re
 import shutil
 import stat
 import tempfile
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -440,17 +441,18 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
 
 def run_tex(argv: Sequence[str], workdir: Path, *, timeout: float | None = None,
             progress: Callable[[str], None] | None = None,
-            sandboxed: bool | None = None) -> int:
+            sandboxed: bool | None = None, cancel: threading.Event | None = None) -> int:
     """Run a TeX program in the private folder ``workdir`` as ``compile_pdf`` runs latexmk (the
     same environment and limits, in the sandbox where one works); its exit code."""
     use_box, _ = sandbox.use_sandbox(sandboxed)
     env = dict(os.environ, **TEX_ENV, TEXMFOUTPUT=str(workdir))
     cmd = sandbox.bwrap_command(workdir, argv, env) if use_box else list(argv)
-    return _run(cmd, workdir, env, timeout, progress, cleanup=None)
+    return _run(cmd, workdir, env, timeout, progress, cleanup=None, cancel=cancel)
 
 
 def _run(cmd: list[str], workdir: Path, env: dict[str, str], timeout: float | None,
-         progress: Callable[[str], None] | None, *, cleanup: Path | None) -> int:
+         progress: Callable[[str], None] | None, *, cleanup: Path | None,
+         cancel: threading.Event | None = None) -> int:
     """Run latexmk within the limits of ``processes.run``, relaying its rule runs to
     ``progress``."""
     def line(text: str) -> None:
@@ -459,7 +461,8 @@ def _run(cmd: list[str], workdir: Path, env: dict[str, str], timeout: float | No
             progress(f"  running {m.group(1)}")
 
     try:
-        return processes.run(cmd, workdir, env, wall=timeout, on_line=line, cleanup=cleanup)
+        return processes.run(cmd, workdir, env, wall=timeout, on_line=line, cleanup=cleanup,
+                             cancel=cancel)
     except OSError as exc:
         raise LatexmkMissingError(f"cannot run latexmk ({exc.strerror or exc})") from None
 

@@ -117,13 +117,15 @@ def _kill_group(proc: subprocess.Popen[str]) -> None:
 
 
 def run(cmd: list[str], cwd: Path, env: dict[str, str], *, wall: float | None = None,
-        on_line: Callable[[str], None] | None = None, cleanup: Path | None = None) -> int:
+        on_line: Callable[[str], None] | None = None, cleanup: Path | None = None,
+        cancel: threading.Event | None = None) -> int:
     """Run ``cmd`` (a TeX program, latexmk or bwrap) in ``cwd`` within the limits above.
 
     Each output line goes to ``on_line``. Returns the exit code: negative for a signal,
     ``-SIGKILL`` when the wall-clock limit stopped it (``timed_out`` tells), ``-SIGXCPU`` or a
     TeX failure when a process ran out of CPU time. ``cleanup`` is the directory the watchdog
-    removes if mechnb dies before its own ``finally`` can.
+    removes if mechnb dies before its own ``finally`` can. Setting ``cancel`` (from another
+    thread) kills the process group at once, as the wall-clock limit does.
     """
     seconds = limit_seconds(wall)
     read_end, write_end = os.pipe()
@@ -151,6 +153,14 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str], *, wall: float | None = 
     timer = threading.Timer(seconds, _kill_group, (proc,))
     timer.daemon = True
     timer.start()
+    finished = threading.Event()
+    if cancel is not None:
+        def watch() -> None:
+            while not finished.is_set():
+                if cancel.wait(0.05):
+                    _kill_group(proc)
+                    return
+        threading.Thread(target=watch, daemon=True).start()
     try:
         for line in proc.stdout:
             if on_line is not None:
@@ -164,6 +174,7 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str], *, wall: float | None = 
         proc.wait()
         raise
     finally:
+        finished.set()
         timer.cancel()
         with contextlib.suppress(OSError):
             os.write(write_end, b"done")
