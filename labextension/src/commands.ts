@@ -22,6 +22,10 @@ export namespace CommandIDs {
   export const newPaper = 'mechnb:new-paper';
   /** Edit the paper's title, authors, bibliography, language, venue style and engine. */
   export const paperSettings = 'mechnb:paper-settings';
+  /** Open the PDF preview of the notebook beside it (rebuilt on save; SyncTeX both ways). */
+  export const preview = 'mechnb:preview';
+  /** Scroll the preview to the active cell's place in the PDF. */
+  export const showInPdf = 'mechnb:show-in-pdf';
 }
 
 /** The comm target shared with mechnb/_bridge.py. */

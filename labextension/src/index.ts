@@ -35,6 +35,7 @@ import { CommandIDs } from './commands';
 import { markCells, placeCursor } from './markers';
 import { MovesPanel } from './moves';
 import { paperPlugin } from './paper';
+import { IPreviewResult, ISource, placeOf, PreviewPanel } from './preview';
 import { FindingsPanel, WidgetHost } from './sidebar';
 
 /** The role a typed or picked entry names: the item itself ("theorem — …"), a role name, or
@@ -112,7 +113,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
   activate: (
     app: JupyterFrontEnd,
     tracker: INotebookTracker,
-    palette: ICommandPalette | null
+    palette: ICommandPalette | null,
+    labShell: ILabShell | null
   ) => {
     const hosts = new Map<string, WidgetHost>();
     let findings: FindingsPanel | null = null;
@@ -126,6 +128,18 @@ const plugin: JupyterFrontEndPlugin<void> = {
         });
       }
       return findings;
+    };
+
+    // The last check's and the last build's findings of each notebook: the Findings panel and
+    // the cell markers show both (TeX errors are findings like the others).
+    const checkFound = new WeakMap<NotebookPanel, IFinding[]>();
+    const buildFound = new WeakMap<NotebookPanel, IFinding[]>();
+    const showAll = (panel: NotebookPanel): void => {
+      const all = [...(buildFound.get(panel) ?? []), ...(checkFound.get(panel) ?? [])];
+      if (checked === panel && findings?.isAttached) {
+        findingsPanel().showFindings(panel, all);
+      }
+      markCells(panel, all);
     };
 
     // The notebook whose findings are listed; its saves re-run the check (checks are cheap).
@@ -154,8 +168,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
             const result = await requestAPI<IFinding[]>(
               `check?path=${encodeURIComponent(path)}`
             );
-            findingsPanel().showFindings(target, result);
-            markCells(target, result);
+            checkFound.set(target, result);
+            showAll(target);
           } catch (error) {
             findingsPanel().failed(path, (error as Error).message);
           }
@@ -239,6 +253,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
       addButton(panel, 'mechnbExport', 'mechnbCheck', 'jp-mechnb-export-button', 'Export paper',
         'mechnb: write the LaTeX paper (and its PDF when TeX is installed)',
         CommandIDs.exportPaper);
+      addButton(panel, 'mechnbPreview', 'mechnbExport', 'jp-mechnb-preview-button', 'Preview',
+        'mechnb: the PDF beside the notebook, rebuilt on save; click in it to jump to the cell',
+        CommandIDs.preview);
     });
 
     const current = (): NotebookPanel | null => {
@@ -431,6 +448,90 @@ const plugin: JupyterFrontEndPlugin<void> = {
       });
     }
 
+    // ------------------------------------------------------------------ the paper preview
+    const previews = new Map<string, PreviewPanel>();
+    const goToSource = (panel: NotebookPanel, source: ISource): void => {
+      if (selectCell(panel, source.cell_id, source.cell)) {
+        app.shell.activateById(panel.id);
+        if (source.line !== null) {
+          placeCursor(panel, { line: source.line, column: 1 });
+        }
+      }
+    };
+    const onBuilt = (panel: NotebookPanel, result: IPreviewResult): void => {
+      buildFound.set(panel, result.findings.filter(f => f.severity !== 'info'));
+      showAll(panel);
+    };
+    /** The preview of `panel` (opened beside it: split right in Lab, the right panel in
+     * Notebook 7, whose main area holds one document). */
+    const openPreview = (panel: NotebookPanel): PreviewPanel => {
+      let view = previews.get(panel.id);
+      if (!view || view.isDisposed) {
+        view = new PreviewPanel(panel, { onSource: goToSource, onBuilt });
+        const created = view;
+        previews.set(panel.id, view);
+        view.disposed.connect(() => {
+          if (previews.get(panel.id) === created) {
+            previews.delete(panel.id);
+          }
+        });
+      }
+      if (!view.isAttached) {
+        if (labShell) {
+          app.shell.add(view, 'main', { mode: 'split-right', ref: panel.id });
+          app.shell.activateById(panel.id);
+        } else {
+          showRight(app, view, 800);
+        }
+      } else if (!labShell) {
+        showRight(app, view, 800);
+      }
+      return view;
+    };
+
+    app.commands.addCommand(CommandIDs.preview, {
+      label: 'Paper Preview (mechnb)',
+      caption: 'Show the PDF of this notebook beside it, rebuilt on every save',
+      isEnabled: hasNotebook,
+      execute: async () => {
+        const panel = current();
+        if (!panel) {
+          return null;
+        }
+        return openPreview(panel).build();
+      }
+    });
+
+    app.commands.addCommand(CommandIDs.showInPdf, {
+      label: 'Show Cell in PDF (mechnb)',
+      caption: 'Scroll the paper preview to where the active cell is typeset',
+      isEnabled: hasNotebook,
+      execute: async () => {
+        const panel = current();
+        const cell = panel?.content.activeCell;
+        if (!panel || !cell) {
+          return null;
+        }
+        const index = panel.content.activeCellIndex;
+        const existing = previews.get(panel.id);
+        const view = openPreview(panel);
+        if (!existing || !view.lastResult) {
+          await view.build();
+        }
+        const editing = panel.content.mode === 'edit' && cell.editor;
+        const line = editing ? (cell.editor!.getCursorPosition().line + 1) : null;
+        const place = await placeOf(panel, index, line);
+        if (place) {
+          view.reveal(place);
+        } else {
+          Notification.info(`Cell ${index + 1} is not in the PDF (a note, code, or hidden cell).`, {
+            autoClose: 4000
+          });
+        }
+        return place;
+      }
+    });
+
     let moves: MovesPanel | null = null;
     app.commands.addCommand(CommandIDs.showMoves, {
       label: 'Show Abstract Moves (mechnb)',
@@ -467,12 +568,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
       CommandIDs.exportArxiv,
       CommandIDs.exportOverleaf,
       CommandIDs.openPhrases,
-      CommandIDs.showMoves
+      CommandIDs.showMoves,
+      CommandIDs.preview,
+      CommandIDs.showInPdf
     ]) {
       palette?.addItem({ command, category: CATEGORY });
     }
     app.contextMenu.addItem({ command: CommandIDs.setRole, selector: '.jp-Notebook .jp-Cell', rank: 20 });
     app.contextMenu.addItem({ command: CommandIDs.clearRole, selector: '.jp-Notebook .jp-Cell', rank: 21 });
+    app.contextMenu.addItem({ command: CommandIDs.showInPdf, selector: '.jp-Notebook .jp-Cell', rank: 22 });
   }
 };
 

@@ -53,7 +53,10 @@ export function markCells(panel: NotebookPanel, findings: IFinding[]): void {
 }
 
 /** After a finding selected its cell: the cursor at its line and column, in edit mode. */
-export function placeCursor(panel: NotebookPanel, finding: IFinding): void {
+export function placeCursor(
+  panel: NotebookPanel,
+  finding: Pick<IFinding, 'line'> & { column?: number | null }
+): void {
   const notebook = panel.content;
   const cell = notebook.activeCell;
   if (!cell || finding.line === null) {

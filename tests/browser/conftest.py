@@ -100,6 +100,8 @@ def _isolated_env(base: Path, disable_extension: bool) -> dict[str, str]:
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
         # this server's own record of approved TeX (`mechnb trust`), see trust_home()
         "XDG_DATA_HOME": str(base / "xdg-data"),
+        # and its own per-user cache (preview builds, sealed records)
+        "XDG_CACHE_HOME": str(base / "xdg-cache"),
     })
     if built:
         env["JUPYTER_PREFER_ENV_PATH"] = "0"

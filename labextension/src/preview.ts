@@ -1,0 +1,441 @@
+/**
+ * The paper preview: the PDF of a notebook beside it, rebuilt by the server on every save,
+ * rendered with pdf.js (page coordinates for SyncTeX), with clicks that jump to the cell.
+ */
+import { Dialog, showDialog } from '@jupyterlab/apputils';
+import { URLExt } from '@jupyterlab/coreutils';
+import { NotebookPanel } from '@jupyterlab/notebook';
+import { ServerConnection } from '@jupyterlab/services';
+import { Widget } from '@lumino/widgets';
+import * as pdfjs from 'pdfjs-dist';
+
+import { IFinding, requestAPI } from './api';
+import { mechnbIcon } from './sidebar';
+
+// The worker is emitted by webpack as an asset of the extension and loaded from there: pdf.js
+// parses in a Web Worker, never on the page's main thread.
+import workerUrl from 'pdfjs-dist/build/pdf.worker.min.js';
+
+pdfjs.GlobalWorkerOptions.workerSrc = workerUrl;
+
+/** The reply of POST /mechnb/preview (mechnb.exporter.preview.PreviewResult.to_json()). */
+export interface IPreviewResult {
+  status: 'ok' | 'failed' | 'blocked' | 'cancelled';
+  findings: IFinding[];
+  passes: '' | 'one' | 'full';
+  seconds: number;
+  engine: string;
+  message: string;
+  version: string | null;
+  built_at: number | null;
+}
+
+/** A box of a PDF page (GET /mechnb/synctex?cell=). */
+export interface IPlace {
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Where a click in the PDF came from (GET /mechnb/synctex?page=&x=&y=). */
+export interface ISource {
+  cell: number;
+  cell_id: string | null;
+  line: number | null;
+}
+
+/** Milliseconds between a save and the build it starts (a burst of saves builds once). */
+export const DEBOUNCE_MS = 300;
+
+/** One item the TeX gate wants a person to read (GET /mechnb/trust). */
+interface IPending {
+  digest: string;
+  cell: number | null;
+  text: string;
+  content: string;
+}
+
+/**
+ * The preview of one notebook. Builds run in the server (POST /mechnb/preview); a newer save
+ * supersedes a build in progress (the server cancels it, the reply of the older one is dropped).
+ */
+export class PreviewPanel extends Widget {
+  constructor(
+    panel: NotebookPanel,
+    options: {
+      onSource: (panel: NotebookPanel, source: ISource) => void;
+      onBuilt: (panel: NotebookPanel, result: IPreviewResult) => void;
+    }
+  ) {
+    super();
+    this.notebook = panel;
+    this._options = options;
+    this.id = `jp-mechnb-preview-${panel.id}`;
+    this.addClass('jp-mechnb-preview');
+    this.title.icon = mechnbIcon;
+    this.title.closable = true;
+    this._setTitle();
+    this._status = document.createElement('div');
+    this._status.className = 'jp-mechnb-preview-status';
+    const bar = document.createElement('div');
+    bar.className = 'jp-mechnb-preview-toolbar';
+    const rebuild = this._button('Rebuild', 'Build the preview now', () => void this.build());
+    rebuild.classList.add('jp-mechnb-preview-rebuild');
+    const zoomOut = this._button('−', 'Zoom out', () => this.zoom(1 / 1.15));
+    const zoomIn = this._button('+', 'Zoom in', () => this.zoom(1.15));
+    bar.append(this._status, zoomOut, zoomIn, rebuild);
+    this._banner = document.createElement('div');
+    this._banner.className = 'jp-mechnb-preview-banner';
+    this._banner.hidden = true;
+    this._pages = document.createElement('div');
+    this._pages.className = 'jp-mechnb-preview-pages';
+    this._pages.addEventListener('click', event => void this._onClick(event));
+    this.node.append(bar, this._banner, this._pages);
+    panel.context.saveState.connect(this._onSave, this);
+    panel.context.pathChanged.connect(this._setTitle, this);
+    panel.disposed.connect(() => this.dispose());
+  }
+
+  readonly notebook: NotebookPanel;
+
+  /** The result of the last build that finished (not superseded). */
+  get lastResult(): IPreviewResult | null {
+    return this._last;
+  }
+
+  /** Resolves once the build in progress (if any) and the rendering after it are done. */
+  get idle(): Promise<void> {
+    return this._idle;
+  }
+
+  dispose(): void {
+    if (this.isDisposed) {
+      return;
+    }
+    window.clearTimeout(this._timer);
+    this.notebook.context.saveState.disconnect(this._onSave, this);
+    void this._doc?.destroy();
+    super.dispose();
+  }
+
+  /** Build now (saving first if the notebook has unsaved edits). */
+  async build(): Promise<IPreviewResult | null> {
+    const ticket = ++this._ticket;
+    let finish = () => {};
+    this._idle = new Promise<void>(resolve => (finish = resolve));
+    try {
+      const context = this.notebook.context;
+      if (context.model.dirty) {
+        await context.save(); // the save starts its own (newer) build
+        return null;
+      }
+      this._setStatus('building', 'Building…');
+      let result: IPreviewResult;
+      try {
+        result = await requestAPI<IPreviewResult>('preview', {
+          method: 'POST',
+          body: JSON.stringify({ path: context.path })
+        });
+      } catch (error) {
+        if (ticket === this._ticket) {
+          this._setStatus('failed', `Preview failed: ${(error as Error).message}`);
+        }
+        return null;
+      }
+      if (ticket !== this._ticket || this.isDisposed || result.status === 'cancelled') {
+        return null; // a newer save took over
+      }
+      this._last = result;
+      this._options.onBuilt(this.notebook, result);
+      if (result.status === 'ok') {
+        await this._load(result);
+        const how = result.passes === 'one' ? 'one TeX pass' : 'full build';
+        this._setStatus('ok', `Updated ${clock(result.built_at)} (${how}, ${result.seconds.toFixed(1)} s)`);
+        this._showProblems(result, false);
+      } else if (result.status === 'failed') {
+        if (!this._version && result.version) {
+          await this._load(result);
+        }
+        this._setStatus(
+          'failed',
+          result.version
+            ? `Build failed — showing the PDF of ${clock(result.built_at)}`
+            : 'Build failed — no PDF yet'
+        );
+        this._showProblems(result, true);
+      } else {
+        this._setStatus('blocked', 'Not built: the TeX gate wants a review');
+        this._showProblems(result, true);
+      }
+      this.node.classList.toggle('jp-mechnb-preview-stale', result.status !== 'ok');
+      return result;
+    } finally {
+      if (ticket === this._ticket) {
+        finish();
+      }
+    }
+  }
+
+  /** Scroll to `place` and flash a box around it. */
+  reveal(place: IPlace): void {
+    const page = this._pages.children[place.page - 1] as HTMLElement | undefined;
+    if (!page) {
+      return;
+    }
+    const s = this._scale;
+    const mark = document.createElement('div');
+    mark.className = 'jp-mechnb-preview-mark';
+    mark.style.left = `${place.x * s}px`;
+    mark.style.top = `${place.y * s}px`;
+    mark.style.width = `${Math.max(place.width, 40) * s}px`;
+    mark.style.height = `${Math.max(place.height, 10) * s}px`;
+    page.querySelectorAll('.jp-mechnb-preview-mark').forEach(m => m.remove());
+    page.appendChild(mark);
+    this._pages.scrollTop = page.offsetTop + place.y * s - this._pages.clientHeight / 3;
+    window.setTimeout(() => mark.remove(), 2500);
+  }
+
+  /** Change the zoom and render again. */
+  zoom(factor: number): void {
+    this._scale = Math.min(4, Math.max(0.4, this._scale * factor));
+    if (this._doc) {
+      void this._render(this._doc);
+    }
+  }
+
+  private _onSave(_: unknown, state: string): void {
+    if (state !== 'completed') {
+      return;
+    }
+    this._ticket++; // a build still running is superseded now
+    window.clearTimeout(this._timer);
+    this._timer = window.setTimeout(() => void this.build(), DEBOUNCE_MS);
+  }
+
+  private async _load(result: IPreviewResult): Promise<void> {
+    if (!result.version || result.version === this._version) {
+      return;
+    }
+    const settings = ServerConnection.makeSettings();
+    const url = URLExt.join(
+      settings.baseUrl,
+      'mechnb',
+      `preview?path=${encodeURIComponent(this.notebook.context.path)}`
+    );
+    const response = await ServerConnection.makeRequest(url, {}, settings);
+    if (!response.ok) {
+      this._setStatus('failed', `Cannot load the PDF (${response.status})`);
+      return;
+    }
+    const data = new Uint8Array(await response.arrayBuffer());
+    const doc = await pdfjs.getDocument({ data, isEvalSupported: false }).promise;
+    const old = this._doc;
+    this._doc = doc;
+    this._version = response.headers.get('X-Mechnb-Version') ?? result.version;
+    this.node.dataset.version = this._version ?? '';
+    await this._render(doc);
+    void old?.destroy();
+  }
+
+  /** Draw every page into a fresh list, then swap it in at the same scroll position. */
+  private async _render(doc: pdfjs.PDFDocumentProxy): Promise<void> {
+    const top = this._pages.scrollTop;
+    const ratio = window.devicePixelRatio || 1;
+    const fresh: HTMLElement[] = [];
+    for (let n = 1; n <= doc.numPages; n++) {
+      const page = await doc.getPage(n);
+      const viewport = page.getViewport({ scale: this._scale });
+      const holder = document.createElement('div');
+      holder.className = 'jp-mechnb-preview-page';
+      holder.dataset.page = String(n);
+      holder.style.width = `${viewport.width}px`;
+      holder.style.height = `${viewport.height}px`;
+      const canvas = document.createElement('canvas');
+      canvas.width = Math.floor(viewport.width * ratio);
+      canvas.height = Math.floor(viewport.height * ratio);
+      canvas.style.width = `${viewport.width}px`;
+      canvas.style.height = `${viewport.height}px`;
+      const context = canvas.getContext('2d');
+      if (context) {
+        await page.render({
+          canvasContext: context,
+          viewport,
+          transform: ratio !== 1 ? [ratio, 0, 0, ratio, 0, 0] : undefined
+        }).promise;
+      }
+      holder.appendChild(canvas);
+      fresh.push(holder);
+    }
+    if (doc !== this._doc) {
+      return; // a newer PDF arrived meanwhile
+    }
+    this._pages.replaceChildren(...fresh);
+    this._pages.scrollTop = top;
+    this.node.dataset.pages = String(doc.numPages);
+  }
+
+  private async _onClick(event: MouseEvent): Promise<void> {
+    const holder = (event.target as HTMLElement).closest?.(
+      '.jp-mechnb-preview-page'
+    ) as HTMLElement | null;
+    if (!holder) {
+      return;
+    }
+    const box = holder.getBoundingClientRect();
+    const x = (event.clientX - box.left) / this._scale;
+    const y = (event.clientY - box.top) / this._scale;
+    const query =
+      `synctex?path=${encodeURIComponent(this.notebook.context.path)}` +
+      `&page=${holder.dataset.page}&x=${x.toFixed(1)}&y=${y.toFixed(1)}`;
+    try {
+      const source = await requestAPI<ISource>(query);
+      this._options.onSource(this.notebook, source);
+    } catch {
+      // outside any cell (title, references): nothing to jump to
+    }
+  }
+
+  private _showProblems(result: IPreviewResult, failed: boolean): void {
+    const shown = result.findings.filter(f => f.severity === 'error' || failed);
+    this._banner.replaceChildren();
+    this._banner.hidden = shown.length === 0 && !failed;
+    this._banner.classList.toggle('jp-mechnb-preview-banner-failed', failed);
+    if (this._banner.hidden) {
+      return;
+    }
+    const head = document.createElement('div');
+    head.className = 'jp-mechnb-preview-banner-head';
+    head.textContent = result.message || `${shown.length} problem(s) in the last build`;
+    this._banner.appendChild(head);
+    for (const finding of shown.slice(0, 8)) {
+      const row = document.createElement('button');
+      row.type = 'button';
+      row.className = `jp-mechnb-finding jp-mechnb-severity-${finding.severity}`;
+      const where = finding.cell === null ? 'notebook' : `cell ${finding.cell + 1}`;
+      row.textContent = `${where}: ${finding.code} ${finding.message}`;
+      row.addEventListener('click', () =>
+        this._options.onSource(this.notebook, {
+          cell: finding.cell ?? 0,
+          cell_id: finding.cell_id,
+          line: finding.line
+        })
+      );
+      this._banner.appendChild(row);
+    }
+    if (result.status === 'blocked') {
+      const approve = this._button(
+        'Review and approve',
+        'Read what the TeX gate wants reviewed and approve it (mechnb trust)',
+        () => void this._review()
+      );
+      approve.classList.add('jp-mechnb-preview-approve');
+      this._banner.appendChild(approve);
+    }
+  }
+
+  /** `mechnb trust` in a dialog: the items with their content, then approve and rebuild. */
+  private async _review(): Promise<void> {
+    const path = this.notebook.context.path;
+    const found = await requestAPI<{ refused: unknown[]; pending: IPending[] }>(
+      `trust?path=${encodeURIComponent(path)}`
+    );
+    const body = new Widget();
+    body.addClass('jp-mechnb-trust');
+    if (found.refused.length) {
+      const p = document.createElement('p');
+      p.textContent =
+        `${found.refused.length} place(s) are refused and cannot be approved: ` +
+        'remove them (see Check argument).';
+      body.node.appendChild(p);
+    }
+    for (const item of found.pending) {
+      const head = document.createElement('div');
+      head.className = 'jp-mechnb-trust-item';
+      head.textContent = item.text;
+      body.node.appendChild(head);
+      if (item.content) {
+        const pre = document.createElement('pre');
+        pre.textContent = item.content;
+        body.node.appendChild(pre);
+      }
+    }
+    if (!found.pending.length) {
+      const p = document.createElement('p');
+      p.textContent = 'Nothing waits for approval.';
+      body.node.appendChild(p);
+    }
+    const answer = await showDialog({
+      title: 'Review the TeX this notebook sends to TeX',
+      body,
+      buttons: found.pending.length
+        ? [Dialog.cancelButton(), Dialog.okButton({ label: 'Approve and build' })]
+        : [Dialog.okButton()]
+    });
+    if (!answer.button.accept || !found.pending.length) {
+      return;
+    }
+    await requestAPI('trust', {
+      method: 'POST',
+      body: JSON.stringify({ path, digests: found.pending.map(p => p.digest) })
+    });
+    await this.build();
+  }
+
+  private _setStatus(state: string, text: string): void {
+    this._status.textContent = text;
+    this.node.dataset.state = state;
+  }
+
+  private _setTitle(): void {
+    const name = this.notebook.context.path.split('/').pop() ?? '';
+    this.title.label = `Preview: ${name}`;
+    this.title.caption = `mechnb: PDF of ${this.notebook.context.path}, rebuilt on save`;
+  }
+
+  private _button(label: string, title: string, onClick: () => void): HTMLButtonElement {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'jp-mechnb-preview-button';
+    button.textContent = label;
+    button.title = title;
+    button.addEventListener('click', onClick);
+    return button;
+  }
+
+  private _options: {
+    onSource: (panel: NotebookPanel, source: ISource) => void;
+    onBuilt: (panel: NotebookPanel, result: IPreviewResult) => void;
+  };
+  private _status: HTMLElement;
+  private _banner: HTMLElement;
+  private _pages: HTMLElement;
+  private _doc: pdfjs.PDFDocumentProxy | null = null;
+  private _version: string | null = null;
+  private _last: IPreviewResult | null = null;
+  private _scale = 1.2;
+  private _ticket = 0;
+  private _timer = 0;
+  private _idle: Promise<void> = Promise.resolve();
+}
+
+function clock(seconds: number | null): string {
+  return seconds ? new Date(seconds * 1000).toLocaleTimeString() : '?';
+}
+
+/** Where a cell landed in the preview (null: not in it). */
+export async function placeOf(
+  panel: NotebookPanel,
+  cell: number,
+  line: number | null
+): Promise<IPlace | null> {
+  const query =
+    `synctex?path=${encodeURIComponent(panel.context.path)}&cell=${cell}` +
+    (line ? `&line=${line}` : '');
+  try {
+    return await requestAPI<IPlace>(query);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,180 @@
+"""The paper preview (``mechnb.exporter.preview``): real pdfLaTeX builds in the per-user cache,
+one pass on the previous ``.aux`` when labels did not move, SyncTeX both ways, the TeX gate."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from trust_helper import approve_review
+
+from mechnb.exporter import preview
+from mechnb.notebook import read_paper
+
+from .conftest import REPO
+
+FIXTURE = REPO / "tests" / "fixtures" / "preview" / "preview_paper.ipynb"
+pytestmark = [pytest.mark.skipif(not (shutil.which("pdflatex") and shutil.which("latexmk")
+                                      and shutil.which("synctex")),
+                                 reason="TeX Live (pdflatex, latexmk, synctex) is not installed")]
+
+
+@pytest.fixture
+def paper(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the preview fixture; the per-user cache in the test's own folder."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    target = folder / "paper.ipynb"
+    shutil.copy(FIXTURE, target)
+    return target
+
+
+def edit(path: Path, cell_id: str, source: str) -> None:
+    nb = json.loads(path.read_text("utf-8"))
+    for cell in nb["cells"]:
+        if cell["id"] == cell_id:
+            cell["source"] = source
+    path.write_text(json.dumps(nb, ensure_ascii=False), "utf-8")
+
+
+def add_cell(path: Path, after: str, cell: dict[str, Any]) -> None:
+    nb = json.loads(path.read_text("utf-8"))
+    at = next(n for n, c in enumerate(nb["cells"]) if c["id"] == after)
+    nb["cells"].insert(at + 1, {"cell_type": "markdown", "metadata": {}, **cell})
+    path.write_text(json.dumps(nb, ensure_ascii=False), "utf-8")
+
+
+def pdf_text(path: Path) -> str:
+    found = preview.pdf_bytes(path)
+    assert found is not None
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext is not installed")
+    return subprocess.run(["pdftotext", "-enc", "UTF-8", "-", "-"], input=found[0],
+                          capture_output=True, check=True).stdout.decode("utf-8")
+
+
+def test_first_build_is_full_then_one_pass_for_a_text_edit(paper: Path) -> None:
+    first = preview.build(paper)
+    assert (first.status, first.passes, first.engine) == ("ok", "full", "pdflatex")
+    assert first.findings == [] and first.version
+    edit(paper, "p2", "A sentence written after the first build, about the copy margin.")
+    second = preview.build(paper)
+    assert (second.status, second.passes) == ("ok", "one")
+    assert second.version != first.version
+    text = pdf_text(paper)
+    assert "written after the first build" in text
+    assert "Theorem 1" in text and "??" not in text  # the reference kept its number
+    # nothing was written beside the notebook: the build lives in the per-user cache
+    assert sorted(p.name for p in paper.parent.iterdir()) == ["paper.ipynb"]
+    assert preview.state_dir(paper).stat().st_mode & 0o777 == 0o700
+
+
+def test_a_new_label_runs_the_full_cycle_and_resolves(paper: Path) -> None:
+    assert preview.build(paper).status == "ok"
+    add_cell(paper, "int", {"id": "lem", "metadata": {"mechnb": {"role": "lemma",
+                                                                  "label": "lem:step"}},
+                            "source": "Each step raises the margin by at least $\\eta$."})
+    edit(paper, "p2", "Lemma~\\ref{lem:step} is the step the proof repeats.")
+    second = preview.build(paper)
+    assert (second.status, second.passes) == ("ok", "full")
+    text = pdf_text(paper)
+    assert "Lemma 2 is the step the proof repeats" in text  # theorems and lemmas share a counter
+
+
+def test_a_tex_error_is_a_finding_at_its_cell_and_the_last_pdf_stays(paper: Path) -> None:
+    good = preview.build(paper)
+    edit(paper, "p2", "A broken formula: $a \\over b \\over c$.")
+    failed = preview.build(paper)
+    assert failed.status == "failed"
+    errors = [f for f in failed.findings if f.code == "MECH810"]
+    assert errors and errors[0].cell == 5, failed.findings
+    assert "paper." in errors[0].message or ".tex line" in errors[0].message
+    assert failed.version == good.version  # the last good PDF, marked as such by the status
+    found = preview.pdf_bytes(paper)
+    assert found is not None and found[1]["failed"] is True
+    edit(paper, "p2", "Fixed again.")
+    assert preview.build(paper).status == "ok"
+
+
+def test_the_gate_blocks_unreviewed_raw_tex_until_approved(paper: Path) -> None:
+    add_cell(paper, "p2", {"id": "raw", "cell_type": "raw",
+                           "metadata": {"format": "text/latex"},
+                           "source": "\\textbf{Set by hand in a raw cell.}"})
+    blocked = preview.build(paper)
+    assert blocked.status == "blocked"
+    assert [(f.code, f.cell) for f in blocked.findings] == [("MECH079", 6)]
+    assert "mechnb trust" in blocked.message
+    assert preview.pdf_bytes(paper) is None
+    approve_review(paper)
+    built = preview.build(paper)
+    assert built.status == "ok"
+    assert "Set by hand in a raw cell." in pdf_text(paper)
+
+
+def test_refused_tex_never_builds(paper: Path) -> None:
+    add_cell(paper, "p2", {"id": "raw", "cell_type": "raw",
+                           "metadata": {"format": "text/latex"}, "source": "\\input{/etc/passwd}"})
+    blocked = preview.build(paper)
+    assert blocked.status == "blocked"
+    assert any(f.code == "MECH022" and f.cell == 6 for f in blocked.findings)
+
+
+def test_a_tampered_cache_is_not_reused(paper: Path) -> None:
+    assert preview.build(paper).status == "ok"
+    aux = preview.state_dir(paper) / "preview.aux"
+    aux.write_text(aux.read_text("utf-8") + "\\gdef\\planted{1}\n", "utf-8")
+    again = preview.build(paper)
+    assert (again.status, again.passes) == ("ok", "full")  # not the planted .aux
+
+
+def test_synctex_both_ways(paper: Path) -> None:
+    assert preview.build(paper).status == "ok"
+    nb = read_paper(paper)
+    place = preview.place_of(paper, 3, nb)  # the theorem
+    assert place is not None and place.page == 1 and place.width > 0
+    found = preview.source_at(paper, place.page, place.x + 20, place.y + place.height / 2, nb)
+    assert found is not None and (found["cell"], found["cell_id"]) == (3, "thm")
+    # the second paragraph of a two-paragraph cell: line 3 of its source
+    para = preview.place_of(paper, 2, nb, line=3)
+    assert para is not None
+    back = preview.source_at(paper, para.page, para.x + 20, para.y + para.height / 2, nb)
+    assert back is not None and back["cell"] == 2 and back["line"] == 3
+
+
+def test_synctex_follows_moved_cells(paper: Path) -> None:
+    assert preview.build(paper).status == "ok"
+    nb = json.loads(paper.read_text("utf-8"))
+    nb["cells"].insert(0, nb["cells"].pop(5))  # the last cell moved to the top, not rebuilt
+    paper.write_text(json.dumps(nb), "utf-8")
+    moved = read_paper(paper)
+    place = preview.place_of(paper, 0, moved)
+    assert place is not None
+    found = preview.source_at(paper, place.page, place.x + 20, place.y + place.height / 2, moved)
+    assert found is not None and found["cell_id"] == "p2" and found["cell"] == 0
+
+
+def test_a_newer_build_cancels_a_running_one(paper: Path) -> None:
+    cancel = threading.Event()
+    out: list[preview.PreviewResult] = []
+    worker = threading.Thread(target=lambda: out.append(preview.build(paper, cancel=cancel)))
+    started = time.perf_counter()
+    worker.start()
+    time.sleep(0.3)
+    cancel.set()
+    worker.join(30)
+    assert out and out[0].status == "cancelled"
+    assert time.perf_counter() - started < 2.5
+    assert preview.pdf_bytes(paper) is None  # nothing half-built was kept
+
+
+def test_best_line_matches_words_not_markup() -> None:
+    source = "First paragraph about heads.\n\nThe **margin** decides the formation time."
+    assert preview.best_line(source, "The \\textbf{margin} decides the formation") == 3
+    assert preview.best_line(source, "\\label{x}") is None
