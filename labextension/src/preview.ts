@@ -122,15 +122,15 @@ export class PreviewPanel extends Widget {
 
   /** Build now (saving first if the notebook has unsaved edits). */
   async build(): Promise<IPreviewResult | null> {
+    const context = this.notebook.context;
+    if (context.model.dirty) {
+      await context.save();
+      window.clearTimeout(this._timer); // this build is the one the save asked for
+    }
     const ticket = ++this._ticket;
     let finish = () => {};
     this._idle = new Promise<void>(resolve => (finish = resolve));
     try {
-      const context = this.notebook.context;
-      if (context.model.dirty) {
-        await context.save(); // the save starts its own (newer) build
-        return null;
-      }
       this._setStatus('building', 'Building…');
       let result: IPreviewResult;
       try {

@@ -1,0 +1,133 @@
+"""The paper preview in a real JupyterLab and Notebook 7 (issue 22): pdf.js renders the server's
+build, a save rebuilds it (one TeX pass), a failed build is marked, clicks go to the cell and
+``mechnb:show-in-pdf`` comes back."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import Server
+from .notebook_page import NotebookPage, panel_js
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "preview" / "preview_paper.ipynb"
+pytestmark = pytest.mark.skipif(not (shutil.which("pdflatex") and shutil.which("synctex")),
+                                reason="TeX Live is not installed")
+
+_INK = """() => {
+  const c = document.querySelector('.jp-mechnb-preview-page canvas');
+  if (!c) return 0;
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let n = 0;
+  for (let i = 0; i < d.length; i += 4) if (d[i] < 128) n++;
+  return n;
+}"""
+
+
+def _open(page: Any, server: Server, name: str) -> NotebookPage:
+    shutil.copy(FIXTURE, server.root / name)
+    return NotebookPage(page, server, name).open()
+
+
+def _set_source(nb: NotebookPage, index: int, text: str) -> None:
+    nb.eval("panel.content.model.cells.get(arg.i).sharedModel.setSource(arg.t); return 1;",
+            {"i": index, "t": text})
+
+
+def _version(page: Any) -> str:
+    return str(page.locator(".jp-mechnb-preview").get_attribute("data-version") or "")
+
+
+def test_preview_builds_rebuilds_on_save_and_syncs(page: Any, lab_server: Server) -> None:
+    nb = _open(page, lab_server, "preview.ipynb")
+    result = nb.command("mechnb:preview")
+    assert (result["status"], result["passes"]) == ("ok", "full")
+    view = page.locator(".jp-mechnb-preview")
+    view.locator(".jp-mechnb-preview-page canvas").first.wait_for(timeout=30_000)
+    page.wait_for_function(f"() => ({_INK})() > 2000")  # text was drawn on the page
+    # pdf.js parsed it in a Web Worker loaded from the extension's own files
+    assert page.evaluate("() => performance.getEntriesByType('resource')"
+                         ".some(e => /pdf\\.worker\\.[0-9a-f]+\\.js/.test(e.name))")
+    # beside the notebook, not over it: both visible
+    assert nb.notebook.is_visible() and view.is_visible()
+
+    # a save rebuilds: one TeX pass on the previous .aux; the new text is in the new PDF
+    before = _version(page)
+    _set_source(nb, 5, "A sentence typed in the browser after the first build.")
+    saved_at = time.perf_counter()
+    nb.save()
+    page.wait_for_function("(v) => { const n = document.querySelector('.jp-mechnb-preview');"
+                           " return n.dataset.version !== v && n.dataset.state === 'ok'; }",
+                           arg=before, timeout=30_000)
+    print(f"save -> preview updated: {time.perf_counter() - saved_at:.2f} s")
+    assert "one TeX pass" in view.locator(".jp-mechnb-preview-status").inner_text()
+
+    # cell -> PDF: the theorem's place is marked
+    nb.select(3)
+    place = nb.command("mechnb:show-in-pdf")
+    assert place and place["page"] == 1
+    view.locator(".jp-mechnb-preview-mark").wait_for()
+
+    # PDF -> cell: a click on the theorem selects cell 4 (index 3)
+    nb.select(0)
+    scale = page.evaluate("() => { const p = document.querySelector('.jp-mechnb-preview-page');"
+                          " return p.getBoundingClientRect().width / 612; }")
+    holder = view.locator(".jp-mechnb-preview-page").nth(place["page"] - 1)
+    holder.click(position={"x": (place["x"] + 20) * scale,
+                           "y": (place["y"] + place["height"] / 2) * scale})
+    page.wait_for_function(panel_js("return panel.content.activeCellIndex === 3;"))
+
+
+def test_a_failed_build_is_marked_and_its_error_is_on_the_cell(page: Any,
+                                                                lab_server: Server) -> None:
+    nb = _open(page, lab_server, "preview-fail.ipynb")
+    assert nb.command("mechnb:preview")["status"] == "ok"
+    view = page.locator(".jp-mechnb-preview")
+    _set_source(nb, 5, "A broken formula: $a \\over b \\over c$.")
+    nb.save()
+    page.wait_for_function("() => document.querySelector('.jp-mechnb-preview')"
+                           ".dataset.state === 'failed'", timeout=30_000)
+    status = view.locator(".jp-mechnb-preview-status").inner_text()
+    assert status.startswith("Build failed — showing the PDF of")
+    assert "jp-mechnb-preview-stale" in (view.get_attribute("class") or "")
+    assert "MECH810" in view.locator(".jp-mechnb-preview-banner").inner_text()
+    # the TeX error marks its cell like a check finding does
+    nb.cell(5).and_(page.locator(".mechnb-finding-error")).wait_for()
+    # fixed: the preview is current again and the mark goes
+    _set_source(nb, 5, "A formula TeX accepts: $a / (b / c)$.")
+    nb.save()
+    page.wait_for_function("() => document.querySelector('.jp-mechnb-preview')"
+                           ".dataset.state === 'ok'", timeout=30_000)
+    assert "jp-mechnb-preview-stale" not in (view.get_attribute("class") or "")
+    assert "mechnb-finding-error" not in (nb.cell(5).get_attribute("class") or "")
+
+
+def test_blocked_build_offers_review_and_approve(page: Any, lab_server: Server) -> None:
+    nb = _open(page, lab_server, "preview-raw.ipynb")
+    nb.eval("panel.content.model.sharedModel.insertCell(6, {cell_type: 'raw', "
+            "metadata: {format: 'text/latex'}, source: '\\\\textbf{Raw text, set by hand.}'});"
+            "return 1;")
+    nb.save()
+    result = nb.command("mechnb:preview")
+    assert result["status"] == "blocked"
+    view = page.locator(".jp-mechnb-preview")
+    assert view.get_attribute("data-state") == "blocked"
+    view.get_by_role("button", name="Review and approve").click()
+    dialog = page.locator(".jp-Dialog")
+    assert "Raw text, set by hand." in dialog.locator("pre").first.inner_text()
+    dialog.get_by_role("button", name="Approve and build").click()
+    page.wait_for_function("() => document.querySelector('.jp-mechnb-preview')"
+                           ".dataset.state === 'ok'", timeout=30_000)
+
+
+def test_preview_in_notebook7(page: Any, notebook_server: Server) -> None:
+    nb = _open(page, notebook_server, "preview-nb7.ipynb")
+    result = nb.command("mechnb:preview")
+    assert result["status"] == "ok"
+    page.locator(".jp-mechnb-preview-page canvas").first.wait_for(timeout=30_000)
+    page.wait_for_function(f"() => ({_INK})() > 2000")
+    assert nb.notebook.is_visible()
