@@ -226,6 +226,8 @@ class ExportHandler(_NotebookHandler):
     async def _export(self, argv: list[str], path: Path, bundles: list[str] | None
                       ) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="mechnb-export-") as cwd:
+            found = Path(cwd) / "findings.json"
+            argv = [*argv, "--findings-json", str(found)]
             proc = await asyncio.create_subprocess_exec(
                 *argv, cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
@@ -235,6 +237,10 @@ class ExportHandler(_NotebookHandler):
                 proc.kill()
                 out, err = await proc.communicate()
                 err += f"\nexport stopped after {EXPORT_TIMEOUT:.0f} s".encode()
+            try:
+                findings = json.loads(found.read_text("utf-8"))
+            except (OSError, ValueError):
+                findings = []
         # the CLI prints the files it wrote on stdout (the .tex, then the .pdf), findings on stderr
         written = [path.parent / line.strip()
                    for line in out.decode("utf-8", "replace").splitlines() if line.strip()]
@@ -250,6 +256,7 @@ class ExportHandler(_NotebookHandler):
             "pdf": self.relative(pdf_file) if pdf_file else None,
             "bundles": [self.relative(p) for p in archives],
             "log": (out + err).decode("utf-8", "replace"),
+            "findings": findings if isinstance(findings, list) else [],
         }
 
 

@@ -31,6 +31,8 @@ export interface IExportResult {
   /** The bundles written (paths relative to the server root), when asked for. */
   bundles?: string[];
   log: string;
+  /** The export's findings (the checks and the exporter's own, TeX errors included). */
+  findings?: IFinding[];
 }
 
 /** The body of POST /mechnb/export. */

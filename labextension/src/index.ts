@@ -11,6 +11,8 @@ import {
   showDialog,
   ToolbarButton
 } from '@jupyterlab/apputils';
+import { IDocumentManager } from '@jupyterlab/docmanager';
+import { IMainMenu } from '@jupyterlab/mainmenu';
 import { INotebookTracker, NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
@@ -53,6 +55,45 @@ declare function require(path: string): any;
 const VERSION: string = require('../package.json').version;
 
 const CATEGORY = 'mechnb';
+
+/** Undefined references and citations (MECH811, MECH812): named in the export's toast. */
+const UNRESOLVED = ['MECH811', 'MECH812'];
+
+/** What File › Save and Export Notebook As calls mechnb's nbconvert exporter. */
+export const EXPORTER_LABEL = 'Mechanism paper (LaTeX)';
+
+/**
+ * JupyterLab labels each nbconvert exporter of File › Save and Export Notebook As by its name
+ * ("Mechnb"); give mechnb's item its own label. The formats arrive from the server after
+ * start-up, so look a few times.
+ */
+function relabelExportItem(mainMenu: IMainMenu): void {
+  let tries = 0;
+  const attempt = (): void => {
+    const holder = mainMenu.fileMenu.items.find(
+      item => item.type === 'submenu' && item.submenu?.id === 'jp-mainmenu-file-notebookexport'
+    );
+    const menu = holder?.submenu;
+    const item = menu?.items.find(
+      i => i.command === 'notebook:export-to-format' && (i.args as any)?.format === 'mechnb'
+    );
+    if (menu && item) {
+      if ((item.args as any).label !== EXPORTER_LABEL) {
+        const at = menu.items.indexOf(item);
+        menu.removeItem(item);
+        menu.insertItem(at, {
+          command: item.command,
+          args: { ...(item.args as any), label: EXPORTER_LABEL }
+        });
+      }
+      return;
+    }
+    if (++tries < 40) {
+      window.setTimeout(attempt, 500);
+    }
+  };
+  attempt();
+}
 
 /** Add `widget` to the right side bar (JupyterLab and Notebook 7) and show it. */
 function showRight(app: JupyterFrontEnd, widget: Widget, rank: number): void {
@@ -109,12 +150,14 @@ const plugin: JupyterFrontEndPlugin<void> = {
     'mechnb: inserts role-tagged template cells for %mech, role badges, the phrase side bar, check and export.',
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [ICommandPalette, ILabShell],
+  optional: [ICommandPalette, ILabShell, IDocumentManager, IMainMenu],
   activate: (
     app: JupyterFrontEnd,
     tracker: INotebookTracker,
     palette: ICommandPalette | null,
-    labShell: ILabShell | null
+    labShell: ILabShell | null,
+    docManager: IDocumentManager | null,
+    mainMenu: IMainMenu | null
   ) => {
     const hosts = new Map<string, WidgetHost>();
     let findings: FindingsPanel | null = null;
@@ -385,16 +428,65 @@ const plugin: JupyterFrontEndPlugin<void> = {
           method: 'POST',
           body: JSON.stringify(body)
         });
+        const found = result.findings ?? [];
+        const errors = found.filter(f => f.severity === 'error');
+        const unresolved = found.filter(f => UNRESOLVED.includes(f.code)).length;
+        const showFound = {
+          label: 'Show findings',
+          callback: () => {
+            checkFound.set(panel, found);
+            checked = panel;
+            findingsPanel();
+            showRight(app, findingsPanel(), 700);
+            showAll(panel);
+          }
+        };
         if (!result.ok) {
-          fail(summary(result.log), result.log);
+          const first = errors[0];
+          const message = first
+            ? `${first.cell === null ? '' : `cell ${first.cell + 1}: `}${first.message}`
+            : summary(result.log);
+          Notification.update({
+            id,
+            type: 'error',
+            message: `Export failed: ${message}`,
+            autoClose: false,
+            actions: [
+              ...(found.length ? [showFound] : []),
+              { label: 'Show log', callback: () => showLog(`Export of ${path}`, result.log) }
+            ]
+          });
           return null;
         }
         const written = body.bundle ? result.bundles ?? [] : [result.tex, result.pdf];
+        // an open tab of the PDF shows the new one
+        if (result.pdf && docManager) {
+          const open = docManager.findWidget(result.pdf);
+          if (open) {
+            void open.context.revert();
+          }
+        }
+        const problems = [
+          errors.length ? `${errors.length} error${errors.length === 1 ? '' : 's'}` : '',
+          unresolved ? `${unresolved} undefined reference${unresolved === 1 ? '' : 's'}` : ''
+        ].filter(Boolean);
         Notification.update({
           id,
-          type: 'success',
-          message: `Wrote ${written.filter(Boolean).join(' and ')}`,
-          autoClose: 8000
+          type: problems.length ? 'warning' : 'success',
+          message:
+            `Wrote ${written.filter(Boolean).join(' and ')}` +
+            (problems.length ? ` — ${problems.join(', ')}` : ''),
+          autoClose: problems.length ? false : 8000,
+          actions: [
+            ...(result.pdf
+              ? [{
+                  label: 'Open PDF',
+                  callback: () =>
+                    void app.commands.execute('docmanager:open', { path: result.pdf })
+                }]
+              : []),
+            ...(found.length ? [showFound] : [])
+          ]
         });
         return result;
       } catch (reason) {
@@ -576,6 +668,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
     }
     app.contextMenu.addItem({ command: CommandIDs.setRole, selector: '.jp-Notebook .jp-Cell', rank: 20 });
     app.contextMenu.addItem({ command: CommandIDs.clearRole, selector: '.jp-Notebook .jp-Cell', rank: 21 });
+    if (mainMenu) {
+      relabelExportItem(mainMenu);
+    }
     app.contextMenu.addItem({ command: CommandIDs.showInPdf, selector: '.jp-Notebook .jp-Cell', rank: 22 });
   }
 };

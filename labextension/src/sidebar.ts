@@ -133,14 +133,21 @@ export class FindingsPanel extends Widget {
         (rank[a.severity] ?? 3) - (rank[b.severity] ?? 3) ||
         (a.cell ?? -1) - (b.cell ?? -1)
     );
-    // Unfilled template slots (MECH025) are summarised in one line (DESIGN §2a): a fresh
-    // scaffold has ~190 of them, and they must not drown the errors.
+    // Grouped by severity, errors first (DESIGN §2a); unfilled template slots (MECH025) are
+    // summarised in one line: a fresh scaffold has ~190 of them, and they must not drown the
+    // errors.
     const slots = ordered.filter(f => f.code === SLOT_CODE);
     let slotList: HTMLElement | null = null;
+    let group: string | null = null;
     for (const finding of ordered) {
+      if (finding.severity !== group) {
+        group = finding.severity;
+        list.appendChild(this._groupHead(finding.severity, counts[finding.severity]));
+      }
       if (finding.code === SLOT_CODE) {
         if (slotList === null) {
           const item = document.createElement('li');
+          item.dataset.severity = finding.severity;
           const details = document.createElement('details');
           details.className = 'jp-mechnb-slot-summary';
           const head = document.createElement('summary');
@@ -155,12 +162,62 @@ export class FindingsPanel extends Widget {
       }
       list.appendChild(this._item(panel, finding));
     }
-    this.node.replaceChildren(this._header(summary), list);
+    this._list = list;
+    this.node.replaceChildren(this._header(summary), this._filterBar(), list);
+    this._applyFilter();
+  }
+
+  /** "Errors (6)": a group's heading; a click folds the group. */
+  private _groupHead(severity: string, count: number): HTMLElement {
+    const names: { [key: string]: string } = { error: 'Errors', warning: 'Warnings', info: 'Notes' };
+    const head = document.createElement('li');
+    head.className = 'jp-mechnb-findings-group';
+    head.dataset.group = severity;
+    head.textContent = `${names[severity] ?? severity} (${count})`;
+    head.classList.toggle('jp-mod-folded', this._folded.has(severity));
+    head.addEventListener('click', () => {
+      if (this._folded.has(severity)) {
+        this._folded.delete(severity);
+      } else {
+        this._folded.add(severity);
+      }
+      head.classList.toggle('jp-mod-folded', this._folded.has(severity));
+      this._applyFilter();
+    });
+    return head;
+  }
+
+  /** A text filter (code, words of the message, "cell 4") kept across checks. */
+  private _filterBar(): HTMLElement {
+    const input = document.createElement('input');
+    input.type = 'search';
+    input.className = 'jp-mechnb-findings-filter';
+    input.placeholder = 'Filter: MECH003, a word, cell 4';
+    input.value = this._filter;
+    input.addEventListener('input', () => {
+      this._filter = input.value;
+      this._applyFilter();
+    });
+    return input;
+  }
+
+  private _applyFilter(): void {
+    const words = this._filter.toLowerCase().split(/\s+/).filter(Boolean);
+    for (const item of Array.from(this._list?.children ?? []) as HTMLElement[]) {
+      const severity = item.dataset.severity;
+      if (!severity) {
+        continue; // a group heading
+      }
+      const text = (item.textContent ?? '').toLowerCase();
+      const shown = !this._folded.has(severity) && words.every(w => text.includes(w));
+      item.hidden = !shown;
+    }
   }
 
   private _item(panel: NotebookPanel, finding: IFinding): HTMLElement {
     {
       const item = document.createElement('li');
+      item.dataset.severity = finding.severity;
       const button = document.createElement('button');
       button.className = `jp-mechnb-finding jp-mechnb-severity-${finding.severity}`;
       button.type = 'button';
@@ -201,4 +258,7 @@ export class FindingsPanel extends Widget {
   }
 
   private _onSelect: (panel: NotebookPanel, finding: IFinding) => void;
+  private _list: HTMLElement | null = null;
+  private _filter = '';
+  private _folded = new Set<string>(['info']);
 }

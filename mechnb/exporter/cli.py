@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
 from typing import TextIO
 
 HELP = "export a notebook to a LaTeX paper draft (PDF with --pdf, arXiv/Overleaf with --bundle)"
@@ -46,6 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tex-timeout", metavar="SECONDS", type=float,
                         help="time limit of one compile, wall clock and CPU time per TeX "
                              "process (default: $MECHNB_TEX_TIMEOUT, else 120)")
+    parser.add_argument("--findings-json", metavar="FILE", help=argparse.SUPPRESS)
     parser.add_argument("--no-cache", action="store_true",
                         help="render every cell again instead of reusing the previous export's "
                              "rendering of unchanged cells")
@@ -123,6 +126,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                       key=lambda f: (f.cell if f.cell is not None else -1, f.code))
     for line in finding_lines(findings, name, list_hint=SLOT_HINT):  # errors first
         print(line, file=err)
+    if getattr(args, "findings_json", None):  # the server's export reads them back
+        Path(args.findings_json).write_text(
+            json.dumps([f.to_json() for f in findings], ensure_ascii=False), "utf-8")
     print(result.tex_path, file=out)
     if args.pdf:
         if result.pdf_path is None:

@@ -1,0 +1,86 @@
+"""The writing desk around export and check (issue 22), in a real JupyterLab: the export toast
+says what happened and offers Open PDF / Show findings, an open PDF tab reloads, File › Save and
+Export Notebook As names mechnb's exporter, the Findings panel groups by severity and filters."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import Server
+from .notebook_page import NotebookPage
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "preview" / "preview_paper.ipynb"
+OUT = "build/desk/desk"
+
+
+def _with_missing_reference(server: Server, name: str) -> None:
+    nb = json.loads(FIXTURE.read_text("utf-8"))
+    nb["cells"][5]["source"] = "As Lemma~\\ref{lem:missing} shows, the bound is tight."
+    (server.root / name).write_text(json.dumps(nb), "utf-8")
+
+
+@pytest.mark.tex
+def test_export_toast_names_problems_opens_the_pdf_and_reloads_it(page: Any,
+                                                                   lab_server: Server) -> None:
+    if not (shutil.which("latexmk") and shutil.which("pdflatex")):
+        pytest.skip("TeX Live is not installed (`make tex`)")
+    _with_missing_reference(lab_server, "desk.ipynb")
+    nb = NotebookPage(page, lab_server, "desk.ipynb").open()
+    nb.command("mechnb:export-paper")
+    toast = page.locator(".Toastify__toast", has_text=f"Wrote {OUT}.tex and {OUT}.pdf")
+    toast.wait_for(timeout=120_000)
+    assert "1 undefined reference" in toast.inner_text()
+    toast.get_by_role("button", name="Open PDF").click()
+    page.wait_for_function(f"() => window.jupyterapp.shell.currentWidget?.context?.path"
+                           f" === '{OUT}.pdf'", timeout=30_000)
+    before = page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.toString()"
+                           ".length")
+    # fixed and exported again: the open PDF tab shows the new file
+    page.evaluate(f"() => window.jupyterapp.shell.activateById('{nb.panel_id}')")
+    nb.eval("panel.content.model.cells.get(5).sharedModel.setSource("
+            "'The bound is tight, as a longer sentence in the fixed draft now explains.');"
+            "return 1;")
+    nb.command("mechnb:export-paper")
+    done = page.locator(".Toastify__toast", has_text=f"Wrote {OUT}.tex and {OUT}.pdf").last
+    done.wait_for(timeout=120_000)
+    assert "undefined reference" not in done.inner_text()
+    page.wait_for_function(
+        "(n) => { const w = window.jupyterapp.shell.widgets('main');"
+        " for (const x of w) if (x.context && x.context.path.endsWith('.pdf'))"
+        "   return x.context.model.toString().length !== n; return false; }",
+        arg=before, timeout=30_000)
+
+
+def test_save_and_export_as_names_the_mechnb_exporter(page: Any, lab_server: Server) -> None:
+    lab_server.copy_fixture("seeded_defect.ipynb", "menu.ipynb")
+    NotebookPage(page, lab_server, "menu.ipynb").open()
+    page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Save and Export Notebook As").hover()
+    page.locator(".lm-Menu-itemLabel", has_text="Mechanism paper (LaTeX)").wait_for()
+    labels = page.locator(".lm-Menu-itemLabel").all_inner_texts()
+    assert "Mechnb" not in labels
+    page.keyboard.press("Escape")
+
+
+def test_findings_are_grouped_by_severity_and_filtered(page: Any, lab_server: Server) -> None:
+    lab_server.copy_fixture("seeded_defect.ipynb", "groups.ipynb")
+    nb = NotebookPage(page, lab_server, "groups.ipynb").open()
+    nb.select(0)
+    nb.command("mechnb:check-argument")
+    groups = page.locator(".jp-mechnb-findings-group")
+    groups.first.wait_for()
+    names = [t.split(" (")[0] for t in groups.all_inner_texts()]
+    assert names[0] == "Errors" and names == sorted(
+        names, key=["Errors", "Warnings", "Notes"].index)
+    page.locator(".jp-mechnb-findings-filter").fill("MECH003")
+    shown = page.locator(".jp-mechnb-findings-list > li:not([hidden]) .jp-mechnb-finding")
+    texts = shown.all_inner_texts()
+    assert texts and all("MECH003" in t for t in texts)
+    # folding the errors hides them
+    groups.first.click()
+    assert shown.count() == 0
