@@ -240,7 +240,8 @@ def test_a_venue_style_approved_with_mechnb_trust_compiles_from_the_export_butto
     assert not held["ok"] and "mechnb trust venue_paper.ipynb" in held["log"]
     assert "the style file mechtest2026.sty" in held["log"]
     # the user reads the style and approves it, in the server's own record
-    env = {**os.environ, "XDG_DATA_HOME": str(lab_server.root.parent / "xdg-data")}
+    env = {**os.environ, "XDG_DATA_HOME": str(lab_server.root.parent / "xdg-data"),
+           "XDG_CACHE_HOME": str(lab_server.root.parent / "xdg-cache")}  # its sealing key
     trust = subprocess.run([str(BIN / "mechnb"), "trust", str(folder / "venue_paper.ipynb"),
                             "--yes"], capture_output=True, text=True, env=env, timeout=120)
     assert trust.returncode == 0, trust.stdout + trust.stderr
