@@ -178,6 +178,33 @@ class CheckHandler(_NotebookHandler):
         self.finish(json.dumps([f.to_json() for f in findings]))
 
 
+class ArgumentMapHandler(_NotebookHandler):
+    """``GET /mechnb/argmap?path=NB``: the argument map of the saved notebook (SVG, as
+    ``mechnb check --map``; every text escaped, tooltips plain text)."""
+
+    @web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        from .checker import check
+        from .checker.argmap import argument_map_svg
+        from .errors import MechnbError
+        from .notebook import read_paper
+
+        path = self.notebook(self.get_argument("path", ""))
+
+        def draw() -> str:
+            paper = read_paper(path)
+            return argument_map_svg(paper, check(paper))
+
+        try:
+            svg = await asyncio.to_thread(draw)
+        except MechnbError as exc:
+            raise web.HTTPError(422, str(exc)) from None
+        self.set_header("Content-Type", "image/svg+xml; charset=utf-8")
+        self.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+        self.finish(svg)
+
+
 def _pdf_available() -> bool:
     return shutil.which("latexmk") is not None and shutil.which("xelatex") is not None
 
@@ -557,6 +584,7 @@ HANDLERS: list[tuple[str, type[APIHandler]]] = [
     ("preview", PreviewHandler),
     ("synctex", SynctexHandler),
     ("trust", TrustHandler),
+    ("argmap", ArgumentMapHandler),
 ]
 
 
@@ -567,4 +595,4 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     web_app.add_handlers(".*$", [(url_path_join(base_url, "mechnb", name), handler)
                                  for name, handler in HANDLERS])
     serverapp.log.info("mechnb: server extension loaded (/mechnb/check, /export, /roles, "
-                       "/phrases, /moves, /new-paper, /preview, /synctex, /trust)")
+                       "/phrases, /moves, /new-paper, /preview, /synctex, /trust, /argmap)")

@@ -26,6 +26,8 @@ export namespace CommandIDs {
   export const preview = 'mechnb:preview';
   /** Scroll the preview to the active cell's place in the PDF. */
   export const showInPdf = 'mechnb:show-in-pdf';
+  /** The argument map of the notebook in its own zoomable panel. */
+  export const argumentMap = 'mechnb:argument-map';
 }
 
 /** The comm target shared with mechnb/_bridge.py. */

@@ -37,6 +37,7 @@ import { CommandIDs } from './commands';
 import { markCells, placeCursor } from './markers';
 import { MovesPanel } from './moves';
 import { paperPlugin } from './paper';
+import { ArgumentMapPanel } from './argmap';
 import { IPreviewResult, ISource, placeOf, PreviewPanel } from './preview';
 import { FindingsPanel, WidgetHost } from './sidebar';
 
@@ -624,6 +625,40 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     });
 
+    const maps = new Map<string, ArgumentMapPanel>();
+    app.commands.addCommand(CommandIDs.argumentMap, {
+      label: 'Argument Map (mechnb)',
+      caption: 'The argument of this notebook, gap to implication, with its open ends',
+      isEnabled: hasNotebook,
+      execute: async () => {
+        const panel = current();
+        if (!panel) {
+          return;
+        }
+        if (panel.context.model.dirty) {
+          await panel.context.save();
+        }
+        let view = maps.get(panel.id);
+        if (!view || view.isDisposed) {
+          view = new ArgumentMapPanel(panel, (p, id, index) => {
+            if (selectCell(p, id, index)) {
+              app.shell.activateById(p.id);
+            }
+          });
+          maps.set(panel.id, view);
+        }
+        if (!view.isAttached) {
+          if (labShell) {
+            app.shell.add(view, 'main', { mode: 'split-bottom', ref: panel.id });
+          } else {
+            showRight(app, view, 850);
+          }
+        }
+        await view.refresh();
+        app.shell.activateById(view.id);
+      }
+    });
+
     let moves: MovesPanel | null = null;
     app.commands.addCommand(CommandIDs.showMoves, {
       label: 'Show Abstract Moves (mechnb)',
@@ -662,7 +697,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
       CommandIDs.openPhrases,
       CommandIDs.showMoves,
       CommandIDs.preview,
-      CommandIDs.showInPdf
+      CommandIDs.showInPdf,
+      CommandIDs.argumentMap
     ]) {
       palette?.addItem({ command, category: CATEGORY });
     }

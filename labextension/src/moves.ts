@@ -3,7 +3,7 @@ import { INotebookTracker } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
 import { IMovesResult, requestAPI } from './api';
-import { cellRole } from './cells';
+import { cellRole, insertText } from './cells';
 import { mechnbIcon } from './sidebar';
 
 /** Wait this long after the last keystroke before asking the server again. */
@@ -157,8 +157,16 @@ export class MovesPanel extends Widget {
         for (const phrase of result.suggestions[move] ?? []) {
           const tip = document.createElement('li');
           tip.className = 'jp-mechnb-moves-phrase';
-          tip.textContent = phrase.text;
+          const text = document.createElement('span');
+          text.textContent = phrase.text;
+          const insert = document.createElement('button');
+          insert.type = 'button';
+          insert.className = 'jp-mechnb-moves-insert';
+          insert.textContent = 'Insert';
+          insert.title = 'Add this phrase to the abstract (its first [slot] selected)';
+          insert.addEventListener('click', () => this._insert(phrase.text));
           tip.title = phrase.id;
+          tip.append(text, ' ', insert);
           tips.appendChild(tip);
         }
         item.appendChild(tips);
@@ -173,6 +181,23 @@ export class MovesPanel extends Widget {
       parts.push(note);
     }
     this.node.replaceChildren(...parts);
+  }
+
+  /** Insert `text` into the abstract cell the panel shows (as the phrase panel does). */
+  private _insert(text: string): void {
+    const panel = this._tracker?.currentWidget;
+    const cell = this._cell;
+    if (!panel || !cell || cell.isDisposed) {
+      return;
+    }
+    const index = panel.content.widgets.indexOf(cell);
+    if (index < 0) {
+      return;
+    }
+    if (panel.content.activeCellIndex !== index) {
+      panel.content.activeCellIndex = index;
+    }
+    insertText(panel, text);
   }
 
   private _tracker: INotebookTracker | null = null;

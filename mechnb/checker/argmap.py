@@ -8,6 +8,7 @@ relations the checker already knows (references, interpretation, closure). All t
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from html import escape
@@ -62,8 +63,25 @@ class Edge:
     open_end: bool = False
 
 
+_REF = re.compile(r"\\(?:c|C|eq|auto|page)?ref\*?\{([^{}]*)\}")
+
+
+def plain_text(text: str) -> str:
+    """Markdown with LaTeX as a person reads it in a tooltip: math and commands typeset as
+    text (``$\\gamma \\le 1$`` → ``γ ≤ 1``), references by their label, no markup."""
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    text = _REF.sub(lambda m: m.group(1), text)
+    text = text.replace("%", "\\%")  # literal in markdown, a comment to LaTeX
+    try:
+        text = LatexNodes2Text(math_mode="text").latex_to_text(text)
+    except Exception:  # pylatexenc is tolerant; never let a tooltip break the map
+        text = text.replace("$", "")
+    return " ".join(text.replace("`", "").replace("**", "").split())
+
+
 def _snippet(text: str, limit: int = 28) -> str:
-    line = " ".join(text.replace("#", " ").replace("*", "").replace("`", "").split())
+    line = plain_text(text.replace("#", " "))
     return line if len(line) <= limit else line[:limit - 1] + "…"
 
 
@@ -87,7 +105,7 @@ def build_graph(paper: Paper, findings: Sequence[Finding]) -> tuple[list[Node], 
             key=f"c{c.index}", stage=stage, title=head, label=c.label or f"cell {c.index + 1}",
             subtitle=_snippet(c.title or c.caption or c.source) or "(empty)",
             cell=c.index, cell_id=c.id, open_end=any(f.code in OPEN_CODES for f in own),
-            notes=[f"{f.code} {f.message}" for f in own])
+            notes=[f"{f.code} {plain_text(f.message)}" for f in own])
     edges: list[Edge] = []
 
     def keys(stage: int) -> list[str]:

@@ -154,7 +154,12 @@ def findings_html(findings: Sequence[Finding], path: str, svg: str | None = None
              '<table class="mechnb-findings"><thead><tr><th>where</th><th>severity</th>'
              "<th>rule</th><th>what to do</th></tr></thead><tbody>"
              + "".join(rows) + "</tbody></table>")
-    picture = f'<details open><summary>argument map</summary>{svg}</details>' if svg else ""
+    # at its own size (text 10-12 px) with a scroll bar, not shrunk to the output's width; the
+    # zoomable panel is the extension's "Argument Map (mechnb)"
+    picture = (f'<details open><summary>argument map</summary><div class="mechnb-argmap-scroll" '
+               f'style="overflow-x:auto;max-width:100%">'
+               f'{svg.replace("<svg ", "<svg style=\"max-width:none\" ", 1)}</div></details>'
+               if svg else "")
     return (f'<div class="mechnb-check"><style>{css}</style>'
             f'<p class="mechnb-summary">{head}</p>{table}{picture}</div>')
 

@@ -63,9 +63,24 @@ class ExportReport:
             out.append((label, b.path, why))
         return out
 
+    def summary(self) -> str:
+        """``2 errors (1 undefined reference), 5 warnings`` — errors first; or all clear."""
+        errors = [f for f in self.findings if f.severity.value == "error"]
+        warnings = sum(f.severity.value == "warning" for f in self.findings)
+        unresolved = sum(f.name in ("undefined-reference", "undefined-citation")
+                         for f in errors)
+        parts = []
+        if errors:
+            parts.append(f"{len(errors)} error{'s' if len(errors) != 1 else ''}" + (
+                f" ({unresolved} undefined reference{'s' if unresolved != 1 else ''})"
+                if unresolved else ""))
+        if warnings:
+            parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+        return "Summary: " + (", ".join(parts) if parts else "no errors or warnings")
+
     def lines(self) -> list[str]:
         out = [f"Exported the saved copy of {self.notebook.name} "
-               "(save the notebook first to include recent edits)."]
+               "(save the notebook first to include recent edits).", self.summary()]
         if self.tex:
             out.append(f"LaTeX: {self.tex}")
         if self.pdf:
@@ -111,7 +126,8 @@ class ExportReport:
         items += [f"<li><code>{html.escape(line)}</code></li>"
                   for line in finding_lines(self.findings, self.notebook.name,
                                             list_hint="%mech check --verbose lists each")]
-        return f"<p>{html.escape(self.lines()[0])}</p><ul>{''.join(items)}</ul>"
+        return (f"<p>{html.escape(self.lines()[0])}<br><b>{html.escape(self.summary())}</b></p>"
+                f"<ul>{''.join(items)}</ul>")
 
 
 def mech_export(shell: Any, argv: list[str]) -> object | None:
@@ -136,15 +152,23 @@ def mech_export(shell: Any, argv: list[str]) -> object | None:
     style = parse_style_argument(args.style) if args.style else None
     paper = read_paper(path)
     checks = paper_findings(paper)
+
+    def progress(line: str) -> None:
+        """Each step as it happens (a TeX build takes seconds): a stream output of the cell."""
+        print(line, flush=True)
+
+    slow = args.pdf or bool(args.bundle)
+    if slow:
+        progress(f"exporting {path.name} …")
     result = export(paper, args.output_dir, pdf=args.pdf, force=args.force,
                     template=args.template, include_code=args.include_code,
                     annotations=checks if args.annotate else (), trust=args.trust,
-                    engine=args.engine, style=style)
+                    engine=args.engine, style=style, progress=progress if slow else None)
     bundles: list[BundleResult] = []
     if args.bundle:
         from .bundle import build_bundles
 
         bundles = build_bundles(result, args.bundle, output_directory(paper, args.output_dir),
-                                trust=args.trust)
+                                trust=args.trust, progress=progress)
     return ExportReport(notebook=path, tex=result.tex_path, pdf=result.pdf_path,
                         findings=checks + result.findings, pdf_wanted=args.pdf, bundles=bundles)

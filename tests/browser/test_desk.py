@@ -84,3 +84,30 @@ def test_findings_are_grouped_by_severity_and_filtered(page: Any, lab_server: Se
     # folding the errors hides them
     groups.first.click()
     assert shown.count() == 0
+
+
+def test_argument_map_panel_is_readable_zoomable_and_plain(page: Any, lab_server: Server) -> None:
+    lab_server.copy_fixture("seeded_defect.ipynb", "map.ipynb")
+    nb = NotebookPage(page, lab_server, "map.ipynb").open()
+    nb.command("mechnb:argument-map")
+    view = page.locator(".jp-mechnb-argmap-panel")
+    svg = view.locator("svg.mechnb-argmap")
+    svg.wait_for()
+    # drawn at its own size: box titles at 11 px or more on screen, not shrunk to 6-7 px
+    size = page.evaluate("() => { const t = document.querySelector("
+                         "'.jp-mechnb-argmap-panel .node .head');"
+                         " return t.getBoundingClientRect().height; }")
+    assert size >= 10, size
+    # the open end's tooltip is plain text: no $, no backslash commands, no markdown stars
+    tips = svg.locator(".node.open > title").all_text_contents()
+    assert tips and all("$" not in t and "\\" not in t and "**" not in t for t in tips)
+    assert "MECH003" in " ".join(tips)
+    # zoom in: the picture grows
+    before = float(svg.get_attribute("width") or 0)
+    view.get_by_role("button", name="+").click()
+    assert float(svg.get_attribute("width") or 0) > before
+    # a click on the theorem's box selects its cell
+    nb.select(0)
+    svg.locator(".node[data-mechnb-cell-index='4']").first.click()
+    page.wait_for_function("() => { const w = window.jupyterapp.shell.currentWidget;"
+                           " return w.content && w.content.activeCellIndex === 4; }")

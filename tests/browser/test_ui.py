@@ -178,6 +178,17 @@ def test_moves_side_bar_follows_the_active_abstract_cell(page: Any, lab_server: 
     assert sentences.nth(1).get_attribute("data-moves") == "gap"
     missing = page.locator(".jp-mechnb-moves-missing > li[data-move='validation']")
     assert missing.locator(".jp-mechnb-moves-phrase").count() == 2
+    # Insert: the suggestion goes into the abstract as a new sentence, its first slot selected
+    phrase = missing.locator(".jp-mechnb-moves-phrase > span").first.inner_text()
+    missing.locator(".jp-mechnb-moves-insert").first.click()
+    page.wait_for_function(
+        "(p) => window.jupyterapp.shell.currentWidget.content.widgets[0].model.sharedModel"
+        ".getSource().endsWith(' ' + p)", arg=phrase)
+    if "[" in phrase:
+        selected = nb.eval("const e = panel.content.widgets[0].editor; const s = e.getSelection();"
+                           "const src = e.model.sharedModel.getSource();"
+                           "return src.slice(e.getOffsetAt(s.start), e.getOffsetAt(s.end));")
+        assert selected.startswith("[") and selected.endswith("]")
     # an unsaved edit updates the panel (debounced), without saving the notebook
     nb.eval("panel.content.widgets[0].model.sharedModel.setSource(arg); return true;",
             "Induction heads copy tokens. How they form remains unclear. Experiments on "

@@ -11,7 +11,7 @@ import pytest
 from kernel_driver import Kernel
 from trust_helper import approve_review
 
-from .conftest import FIXTURES, needs_tex
+from .conftest import FIXTURES, REPO, needs_tex
 
 pytestmark = [pytest.mark.kernel, pytest.mark.tex, needs_tex()]
 
@@ -52,3 +52,37 @@ def test_magic_rejects_an_unknown_bundle_with_its_usage(kernel: Kernel, tmp_path
     shown = _text(run)
     assert "invalid choice: 'zip'" in shown and "[--bundle arxiv|overleaf]" in shown
     assert not (tmp_path / "build").exists()
+
+
+def test_magic_streams_progress_then_ends_with_a_summary(kernel: Kernel, tmp_path: Path) -> None:
+    """``%mech export --pdf``: each step is a stream output sent while TeX runs, and the final
+    report starts with a one-line summary, errors first (an undefined reference here)."""
+    import json
+    from datetime import datetime
+
+    nb = json.loads((REPO / "tests" / "fixtures" / "preview" / "preview_paper.ipynb")
+                    .read_text("utf-8"))
+    nb["cells"][5]["source"] = "As Lemma~\\ref{lem:missing} shows, the bound is tight."
+    path = tmp_path / "stream.ipynb"
+    path.write_text(json.dumps(nb), "utf-8")
+    run = kernel.execute(f"%load_ext mechnb\n%mech export --notebook {path} --pdf")
+    assert run.reply["content"]["status"] == "ok", _text(run)
+    mine = [m for m in run.messages if m["parent_header"].get("msg_id") == run.msg_id
+            and m["msg_type"] in ("stream", "display_data", "execute_result")]
+    streams = [m for m in mine if m["msg_type"] == "stream"]
+    text = "".join(m["content"]["text"] for m in streams)
+    assert "exporting stream.ipynb" in text and "compiling stream.tex" in text
+    report = next(m for m in mine if m["msg_type"] != "stream")
+    assert mine.index(streams[0]) < mine.index(report)
+
+    def when(m: dict[str, object]) -> datetime:
+        date = m["header"]["date"]  # type: ignore[index]
+        return date if isinstance(date, datetime) else datetime.fromisoformat(str(date))
+
+    # sent as it happened, not all at the end: TeX ran between the first line and the report
+    assert (when(report) - when(streams[0])).total_seconds() > 0.3
+    shown = report["content"]["data"]["text/plain"]
+    summary = shown.splitlines()[1]
+    assert summary.startswith("Summary: ") and "errors (1 undefined reference)" in summary
+    findings = [line for line in shown.splitlines() if " MECH" in line]
+    assert " error " in findings[0]  # errors first
