@@ -156,9 +156,9 @@ def findings_html(findings: Sequence[Finding], path: str, svg: str | None = None
              + "".join(rows) + "</tbody></table>")
     # at its own size (text 10-12 px) with a scroll bar, not shrunk to the output's width; the
     # zoomable panel is the extension's "Argument Map (mechnb)"
+    sized = svg.replace("<svg ", '<svg style="max-width:none" ', 1) if svg else ""
     picture = (f'<details open><summary>argument map</summary><div class="mechnb-argmap-scroll" '
-               f'style="overflow-x:auto;max-width:100%">'
-               f'{svg.replace("<svg ", "<svg style=\"max-width:none\" ", 1)}</div></details>'
+               f'style="overflow-x:auto;max-width:100%">{sized}</div></details>'
                if svg else "")
     return (f'<div class="mechnb-check"><style>{css}</style>'
             f'<p class="mechnb-summary">{head}</p>{table}{picture}</div>')
