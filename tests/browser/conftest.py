@@ -76,7 +76,19 @@ class Server:
             return json.load(r)
 
 
-def _isolated_env(base: Path, disable_extension: bool) -> dict[str, str]:
+COLLABORATION_LABEXTENSIONS = ("@jupyter/collaboration-extension",
+                               "@jupyter/docprovider-extension")
+COLLABORATION_SERVEREXTENSION = "jupyter_server_ydoc"
+
+
+def has_collaboration() -> bool:
+    """Whether jupyter-collaboration (real-time collaboration) is installed in this venv."""
+    import importlib.util
+
+    return importlib.util.find_spec(COLLABORATION_SERVEREXTENSION) is not None
+
+
+def _isolated_env(base: Path, disable_extension: bool, rtc: bool = False) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "IPYTHON"))}
     dirs = {name: base / name for name in ("config", "data", "runtime", "ipython",
                                            "settings", "workspaces")}
@@ -110,6 +122,15 @@ def _isolated_env(base: Path, disable_extension: bool) -> dict[str, str]:
     notif.mkdir(parents=True, exist_ok=True)
     (notif / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    if not rtc and has_collaboration():
+        # the servers run without real-time collaboration unless a test asks for it: its server
+        # extension and its JupyterLab extension off, in this server's own config
+        (dirs["config"] / "jupyter_server_config.json").write_text(json.dumps(
+            {"ServerApp": {"jpserver_extensions": {COLLABORATION_SERVEREXTENSION: False}}}))
+        labconfig = dirs["config"] / "labconfig"
+        labconfig.mkdir(exist_ok=True)
+        (labconfig / "page_config.json").write_text(json.dumps(
+            {"disabledExtensions": dict.fromkeys(COLLABORATION_LABEXTENSIONS, True)}))
     if disable_extension:
         # --level=user: the isolated JUPYTER_CONFIG_DIR, never the venv's (sys-prefix) config
         subprocess.run([str(BIN / "jupyter"), "labextension", "disable", "--level=user",
@@ -120,14 +141,14 @@ def _isolated_env(base: Path, disable_extension: bool) -> dict[str, str]:
 
 
 def start_server(kind: str, base: Path, *, disable_extension: bool = False,
-                 config: Path | None = None) -> Server:
+                 config: Path | None = None, rtc: bool = False) -> Server:
     """Start ``jupyter lab`` or ``jupyter notebook`` and wait until it answers.
 
     ``config``: a ``jupyter_server_config.py`` for this server (e.g. another authorizer).
     """
     root = base / "root"
     root.mkdir(parents=True, exist_ok=True)
-    env = _isolated_env(base, disable_extension)
+    env = _isolated_env(base, disable_extension, rtc)
     if config is not None:
         shutil.copyfile(config, base / "config" / "jupyter_server_config.py")
     port = _free_port()
@@ -181,9 +202,12 @@ def browser() -> Iterator[Any]:
 
 
 def _server_fixture(kind: str, tmp_path_factory: pytest.TempPathFactory,
-                    disable_extension: bool = False) -> Iterator[Server]:
+                    disable_extension: bool = False, rtc: bool = False) -> Iterator[Server]:
+    if rtc and not has_collaboration():
+        pytest.fail("jupyter-collaboration is not installed: `make install` installs the test "
+                    "extras, which include it")
     server = start_server(kind, tmp_path_factory.mktemp(f"jupyter-{kind}"),
-                          disable_extension=disable_extension)
+                          disable_extension=disable_extension, rtc=rtc)
     yield server
     stop_server(server)
 
@@ -196,6 +220,18 @@ def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 @pytest.fixture(scope="session")
 def notebook_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     yield from _server_fixture("notebook", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def lab_server_rtc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """JupyterLab with real-time collaboration (jupyter-collaboration) on."""
+    yield from _server_fixture("lab", tmp_path_factory, rtc=True)
+
+
+@pytest.fixture(scope="session")
+def notebook_server_rtc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """Notebook 7 with real-time collaboration on."""
+    yield from _server_fixture("notebook", tmp_path_factory, rtc=True)
 
 
 @pytest.fixture(scope="session")

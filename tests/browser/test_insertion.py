@@ -39,9 +39,12 @@ _WATCH = """() => {
 }"""
 
 
-def _theorem_roundtrip(page: Any, server: Server, name: str) -> dict[str, float]:
+def _theorem_roundtrip(page: Any, server: Server, name: str, rtc: bool = False
+                       ) -> dict[str, float]:
     server.copy_fixture("theorem_magic.ipynb", name)
     nb = NotebookPage(page, server, name).open()
+    # the document model is the shared (Yjs, server-synchronised) one exactly when RTC is on
+    assert nb.eval("return panel.context.model.collaborative;") is rtc
     nb.run(0)  # %load_ext mechnb: the kernel opens the bridge, the extension answers hello
     page.evaluate(_WATCH)
     nb.run(1)  # %mech theorem --label thm:x
@@ -96,15 +99,29 @@ def test_theorem_magic_inserts_cells_in_notebook7(page: Any, notebook_server: Se
     _record("notebook7", _theorem_roundtrip(page, notebook_server, "theorem_nb7.ipynb"))
 
 
-@pytest.mark.parametrize("frontend", ["jupyterlab", "notebook7"])
+def test_theorem_magic_inserts_cells_with_rtc_in_jupyterlab(page: Any,
+                                                            lab_server_rtc: Server) -> None:
+    """With jupyter-collaboration: the cells go into the shared model in one transaction."""
+    _record("jupyterlab-rtc", _theorem_roundtrip(page, lab_server_rtc, "theorem_lab_rtc.ipynb",
+                                                 rtc=True))
+
+
+def test_theorem_magic_inserts_cells_with_rtc_in_notebook7(page: Any,
+                                                           notebook_server_rtc: Server) -> None:
+    _record("notebook7-rtc", _theorem_roundtrip(page, notebook_server_rtc,
+                                                "theorem_nb7_rtc.ipynb", rtc=True))
+
+
+@pytest.mark.parametrize("frontend", ["jupyterlab", "notebook7", "jupyterlab-rtc"])
 def test_one_cell_quickstart_inserts_the_cells(page: Any, request: pytest.FixtureRequest,
                                                frontend: str) -> None:
     """``%load_ext`` and ``%mech`` in one cell: the kernel cannot hear the extension's ``hello``
     while that cell runs, so it shows the cells marked ``insert_when_done``; when the cell is done
     the extension turns them into real cells below it and removes the output. Nothing is left
     behind: no shown template, no role-less copy of a code cell."""
-    server: Server = request.getfixturevalue("lab_server" if frontend == "jupyterlab"
-                                             else "notebook_server")
+    server: Server = request.getfixturevalue({"jupyterlab": "lab_server",
+                                              "notebook7": "notebook_server",
+                                              "jupyterlab-rtc": "lab_server_rtc"}[frontend])
     name = f"quickstart_{frontend}.ipynb"
     server.copy_fixture("load_and_mech_one_cell.ipynb", name)
     nb = NotebookPage(page, server, name).open()

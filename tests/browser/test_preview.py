@@ -42,8 +42,12 @@ def _version(page: Any) -> str:
     return str(page.locator(".jp-mechnb-preview").get_attribute("data-version") or "")
 
 
-def test_preview_builds_rebuilds_on_save_and_syncs(page: Any, lab_server: Server) -> None:
-    nb = _open(page, lab_server, "preview.ipynb")
+@pytest.mark.parametrize("server_name", ["lab_server", "lab_server_rtc"])
+def test_preview_builds_rebuilds_on_save_and_syncs(page: Any, request: pytest.FixtureRequest,
+                                                   server_name: str) -> None:
+    """Without and with real-time collaboration (jupyter-collaboration saves through the
+    shared document)."""
+    nb = _open(page, request.getfixturevalue(server_name), f"preview-{server_name}.ipynb")
     result = nb.command("mechnb:preview")
     assert (result["status"], result["passes"]) == ("ok", "full")
     view = page.locator(".jp-mechnb-preview")
