@@ -169,12 +169,33 @@ SUBCOMMANDS: dict[str, Callable[[Any, list[str]], Any]] = {
 }
 
 
+def strip_comment(line: str) -> str:
+    """``line`` without a trailing ``# comment``, as a shell reads it: a ``#`` that starts a
+    word, outside quotes (``--label thm:#1`` and ``--title "A # B"`` keep theirs). IPython
+    hands a line magic its comment as arguments."""
+    quote = ""
+    i = 0
+    while i < len(line):
+        char = line[i]
+        if quote:
+            if char == "\\" and quote == '"':
+                i += 1  # an escaped character inside double quotes
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i]
+        i += 1
+    return line
+
+
 def run_mech(shell: Any, line: str) -> Any:
     """Run one ``%mech`` line; raises ``MechnbError`` for bad input."""
     from ..roles import get_role, role_names, suggest_role
 
     try:
-        argv = shlex.split(line)
+        argv = shlex.split(strip_comment(line))
     except ValueError as exc:
         raise UsageError(f"cannot parse '%mech {line}': {exc}") from None
     if not argv:
@@ -205,10 +226,17 @@ def mech(line: str) -> Any:
 
     shell = get_ipython()
     try:
-        return run_mech(shell, line)
+        result = run_mech(shell, line)
     except MechnbError as exc:
         # IPython shows UsageError as a short message, without a traceback.
         raise IPythonUsageError(str(exc)) from None
+    # Shown here, not returned: IPython displays only a cell's last expression, and the
+    # Quickstart runs `%mech check` and `%mech phrases` in the middle of one cell.
+    if result is not None:
+        from IPython.display import display
+
+        display(result)
+    return None
 
 
 def register(shell: Any) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from .conftest import ARTIFACTS, Server
-from .notebook_page import NotebookPage, source
+from .notebook_page import NotebookPage, panel_js, source
 
 # Marks times in the page: when the magic cell's execution count appears (the cell finished)
 # and when the inserted theorem cell's badge appears in the DOM (the cells are visible).
@@ -153,3 +153,51 @@ def test_a_code_cell_template_leaves_no_role_less_copy(page: Any, lab_server: Se
     code = [c for c in cells if c["cell_type"] == "code" and source(c).strip()][1:]
     assert code and all(c["metadata"].get("mechnb", {}).get("validates") == ["thm:main"]
                         for c in code), [c["metadata"] for c in code]
+
+
+def _readme_quickstart() -> str:
+    """The README's Quickstart cell, as a reader copies it."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    section = readme.split("## Quickstart in a notebook", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0].rstrip("\n")
+
+
+@pytest.mark.parametrize("frontend", ["jupyterlab", "notebook7"])
+def test_readme_quickstart_as_typed(page: Any, request: pytest.FixtureRequest,
+                                    frontend: str) -> None:
+    """The README's Quickstart pasted into the one cell of a new notebook and run: the
+    scaffold and the magics' cells are inserted below it, the check and the export run, the
+    phrase panel opens, and nothing is left behind in the cell's output but the reports."""
+    server: Server = request.getfixturevalue("lab_server" if frontend == "jupyterlab"
+                                             else "notebook_server")
+    code = _readme_quickstart()
+    assert code.startswith("%load_ext mechnb\n%mech new dynamics")
+    name = f"readme_{frontend}.ipynb"
+    (server.root / name).write_text(json.dumps({
+        "nbformat": 4, "nbformat_minor": 5,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                    "language": "python"}},
+        "cells": [{"cell_type": "code", "id": "quickstart", "metadata": {}, "source": code,
+                   "outputs": [], "execution_count": None}]}), "utf-8")
+    nb = NotebookPage(page, server, name).open()
+    nb.run(0)
+    # the notebook draws only the cells in view: wait on the model, not the DOM
+    page.wait_for_function(panel_js(
+        "return panel.content.model.sharedModel.cells.filter(c => "
+        "(c.getMetadata('mechnb') || {}).role === 'theorem').length >= 2;"), timeout=30_000)
+    page.wait_for_timeout(500)
+    cells = nb.save()["cells"]
+    assert source(cells[0]) == code
+    roles = [c["metadata"].get("mechnb", {}).get("role") for c in cells[1:]]
+    # the dynamics scaffold, then the theorem, formula and validation templates
+    assert {"abstract", "gap", "lens", "theorem", "interpretation", "formula", "experiment",
+            "limitations"} <= set(roles), roles
+    assert roles.count("theorem") >= 2  # the scaffold's and the magic's
+    shown = json.dumps(cells[0]["outputs"])
+    assert "insert_when_done" not in shown  # no template left shown in the output
+    assert "Exported the saved copy" in shown and "Summary:" in shown
+    assert "argument map" in shown  # %mech check's report
+    assert "UsageError" not in shown
+    assert (server.root / "build" / f"readme_{frontend}" / f"readme_{frontend}.tex").exists()

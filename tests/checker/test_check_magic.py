@@ -13,6 +13,7 @@ from IPython.core.error import UsageError
 from IPython.testing import globalipapp
 
 from mechnb.checker.magic import CheckReport, mech_check
+from mechnb.kernel.magics import run_mech
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "checker"
 ESCAPING = FIXTURES / "escaping.ipynb"
@@ -45,7 +46,7 @@ def _tags(html: str) -> list[tuple[str, dict[str, str | None]]]:
 
 
 def test_explicit_path_gives_a_report_with_table_and_map(shell: Any) -> None:
-    report = shell.run_line_magic("mech", f"check {UNCLOSED}")
+    report = run_mech(shell, f"check {UNCLOSED}")
     assert isinstance(report, CheckReport)
     html = report._repr_html_()
     rows = [attrs for tag, attrs in _tags(html)
@@ -92,7 +93,7 @@ def test_all_text_is_escaped(shell: Any) -> None:
 def test_display_in_the_shell_shows_html(shell: Any) -> None:
     from IPython.core.formatters import DisplayFormatter
 
-    report = shell.run_line_magic("mech", f"check {UNCLOSED} --no-map")
+    report = run_mech(shell, f"check {UNCLOSED} --no-map")
     data, _ = DisplayFormatter().format(report)  # what a Jupyter kernel sends to the frontend
     assert "mechnb-findings" in data["text/html"]
     assert "MECH004" in data["text/plain"]

@@ -16,6 +16,7 @@ from mechnb.exporter.api import render
 from mechnb.exporter.errors import HandEditedError
 from mechnb.exporter.magic import ExportReport, mech_export
 from mechnb.exporter.writer import atomic_write, write_export
+from mechnb.kernel.magics import run_mech
 from mechnb.notebook import read_paper
 
 from .conftest import NOTEBOOKS, VENV_BIN
@@ -143,7 +144,7 @@ def test_mech_export_line_magic_in_a_real_shell(shell: Any, paper_dir: Path,
     shell.run_line_magic("load_ext", "mechnb")
     shell.user_ns["__session__"] = str(paper_dir / "chinese_zh.ipynb")
     with capture_output() as captured:
-        report = shell.run_line_magic("mech", f"export {tmp_path}")
+        report = run_mech(shell, f"export {tmp_path}")
     assert isinstance(report, ExportReport), captured.stdout + captured.stderr
     assert report.tex == tmp_path / "chinese_zh.tex"
     assert "{ctexart}" in report.tex.read_text("utf-8")

@@ -106,3 +106,19 @@ def test_cells_are_data_handed_to_one_function(shell: Any, monkeypatch: Any) -> 
     (cells,) = seen
     assert all(isinstance(c, CellSpec) for c in cells)
     assert any("eq:key" in c.source for c in cells)
+
+
+def test_a_trailing_comment_is_not_an_argument(shell: Any) -> None:
+    """The README's Quickstart has `# comments` after its magics; IPython passes them on."""
+    with capture_output() as captured:
+        shell.run_line_magic("mech", 'theorem --label thm:#1 --title "A # B"   # the statement')
+    cells = _fallback_cells(captured)
+    assert cells[0]["metadata"]["mechnb"]["label"] == "thm:#1"
+    assert cells[0]["metadata"]["mechnb"]["title"] == "A # B"
+
+
+def test_comment_only_tails_parse(shell: Any) -> None:
+    with capture_output() as captured:
+        shell.run_line_magic("mech", "new dynamics   # the skeleton")
+    assert len(_fallback_cells(captured)) > 10  # the scaffold
+    assert "%mech new" in repr(run_mech(shell, "# only a comment"))  # the help text

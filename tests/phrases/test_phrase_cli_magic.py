@@ -16,6 +16,7 @@ from phrase_fixtures import FIXTURES
 
 from mechnb.cli import main
 from mechnb.errors import UsageError
+from mechnb.kernel.magics import run_mech
 from mechnb.phrases.library import Library
 from mechnb.phrases.lookup import functions, search
 from mechnb.phrases.magic import mech_phrases, parse_args
@@ -105,7 +106,7 @@ def test_magic_returns_the_panel_inline_without_the_extension(shell: Any) -> Non
 
 
 def test_mech_phrases_through_the_line_magic(shell: Any) -> None:
-    widget = shell.run_line_magic("mech", "phrases research question")
+    widget = run_mech(shell, "phrases research question")
     assert isinstance(widget, widgets.VBox) and widget.children[0].value == "research question"
 
 
