@@ -150,15 +150,17 @@ def parse_log(log: str, tex_name: str, cells: tuple[int | None, ...],
                     f"of the block {block} (its CJK fonts have none): replace it, or export "
                     "with --engine xelatex", int(m.group(2)), (block,))
                 continue
-            add("tex-error", f"TeX error: {m.group(3).strip()}", int(m.group(2)),
-                needle=_error_context(lines, n))
+            context = _error_context(lines, n)
+            add("tex-error", _name_culprit(f"TeX error: {m.group(3).strip()}", context),
+                int(m.group(2)), needle=context)
             continue
         m2 = _BANG_RE.match(text)
         if m2 and not any(_FILE_LINE_ERROR_RE.match(p) for p in lines[max(0, n - 1):n]):
             line = next((int(x.group(1)) for x in map(_LINE_RE.match, lines[n + 1:n + 12]) if x),
                         None)
-            add("tex-error", f"TeX error: {m2.group(1).strip()}", line,
-                needle=_error_context(lines, n))
+            context = _error_context(lines, n)
+            add("tex-error", _name_culprit(f"TeX error: {m2.group(1).strip()}", context), line,
+                needle=context)
             continue
         if "undefined" not in text:
             continue
@@ -178,6 +180,15 @@ def parse_log(log: str, tex_name: str, cells: tuple[int | None, ...],
     return findings
 
 
+
+
+def _name_culprit(message: str, context: str) -> str:
+    """``Undefined control sequence`` names the command TeX did not know (the last one it read
+    on the error line)."""
+    if "Undefined control sequence" in message and context.startswith("\\"):
+        return f"{message.rstrip('.')}: {context} is not defined (a missing \\newcommand or " \
+               "package?)"
+    return message
 
 
 _ALREADY_DEFINED_RE = re.compile(r"Command \\\\?([A-Za-z]+) already defined")

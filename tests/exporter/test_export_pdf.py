@@ -114,6 +114,7 @@ def test_tex_error_outside_math_is_reported_at_its_cell(paper_dir: Path, tmp_pat
     errors = [f for f in result.findings if f.name == "tex-error"]
     assert errors and errors[0].cell == 2, [f.format("paper") for f in result.findings]
     assert "Undefined control sequence" in errors[0].message
+    assert "\\undefinedmacro is not defined" in errors[0].message  # names the macro
     assert not [f for f in result.findings if f.code == "MECH834"]
 
 
