@@ -235,7 +235,7 @@ def mech(line: str) -> Any:
     if result is not None:
         from IPython.display import display
 
-        display(result)
+        display(result)  # type: ignore[no-untyped-call]
     return None
 
 
