@@ -259,9 +259,11 @@ def scaffold_cells(paper_type: str, *, lang: str = "en", title: str | None = Non
             continue
         role = entry["use"]
         entry_title = _text(entry["title"], lang) if "title" in entry else None
+        variant = entry.get("variant")
         if role == "title" and title:
             entry_title = title
-        cells = _expand(role, variant=entry.get("variant"), lang=lang, label=entry.get("label"),
+            variant = None  # the given title, not the type's title pattern
+        cells = _expand(role, variant=variant, lang=lang, label=entry.get("label"),
                         title=entry_title, validates=entry.get("validates"),
                         extra={k: _text(v, lang) for k, v in entry.get("vars", {}).items()})
         if "heading" in entry and cells:

@@ -66,18 +66,36 @@ class Edge:
 _REF = re.compile(r"\\(?:c|C|eq|auto|page)?ref\*?\{([^{}]*)\}")
 
 
-def plain_text(text: str) -> str:
-    """Markdown with LaTeX as a person reads it in a tooltip: math and commands typeset as
-    text (``$\\gamma \\le 1$`` → ``γ ≤ 1``), references by their label, no markup."""
-    from pylatexenc.latex2text import LatexNodes2Text
+_SYMBOLS = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
+    "eta": "η", "theta": "θ", "lambda": "λ", "mu": "μ", "nu": "ν", "pi": "π", "rho": "ρ",
+    "sigma": "σ", "tau": "τ", "phi": "φ", "varphi": "φ", "chi": "χ", "psi": "ψ",
+    "omega": "ω", "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Sigma": "Σ",
+    "Phi": "Φ", "Omega": "Ω", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "neq": "≠",
+    "ne": "≠", "approx": "≈", "sim": "∼", "to": "→", "rightarrow": "→", "infty": "∞",
+    "in": "∈", "times": "×", "cdot": "·", "sum": "Σ", "prod": "∏", "partial": "∂",
+    "nabla": "∇", "ll": "≪", "gg": "≫", "log": "log", "exp": "exp", "%": "%", "&": "&",
+    "_": "_", "#": "#", "$": "$",
+}
+_WRAPPER = re.compile(r"\\(?:text(?:bf|it|tt|rm|sf)?|emph|math(?:bf|rm|it|cal|bb|sf|tt|frak)|"
+                      r"operatorname|boldsymbol|bm|mbox|hat|bar|tilde|vec|widehat|overline)"
+                      r"\s*\{([^{}]*)\}")
+_COMMAND = re.compile(r"\\([A-Za-z]+|[%&_#$])")
 
+
+def plain_text(text: str) -> str:
+    """Markdown with LaTeX as a person reads it in a tooltip: math typeset as text
+    (``$\\gamma \\le 1$`` → ``γ ≤ 1``), references by their label, no markup. Light on
+    purpose (no parser): the check path stays fast."""
     text = _REF.sub(lambda m: m.group(1), text)
-    text = text.replace("%", "\\%")  # literal in markdown, a comment to LaTeX
-    try:
-        text = LatexNodes2Text(math_mode="text").latex_to_text(text)
-    except Exception:  # pylatexenc is tolerant; never let a tooltip break the map
-        text = text.replace("$", "")
-    return " ".join(text.replace("`", "").replace("**", "").split())
+    for _ in range(4):  # nested wrappers, innermost first
+        text, n = _WRAPPER.subn(lambda m: m.group(1), text)
+        if not n:
+            break
+    text = _COMMAND.sub(lambda m: _SYMBOLS.get(m.group(1), m.group(1)), text)
+    text = text.replace("$", "").replace("`", "").replace("**", "").replace("{", "") \
+        .replace("}", "")
+    return " ".join(text.split())
 
 
 def _snippet(text: str, limit: int = 28) -> str:

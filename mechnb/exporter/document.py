@@ -261,7 +261,10 @@ class _Builder:
         elif cell.kind == "sketch" and role is not None and "sketch" in role.latex:
             title = escape_latex(role.latex["sketch"]["zh" if self.lang == "zh" else "en"])
         assert role is not None
-        self.add(cell, role.latex_kind, body, role, title, cell.label)
+        kind: str = role.latex_kind
+        if kind == "box" and cell.kind == "unnumbered":
+            kind = "box-unnumbered"  # a box without a number (kind: unnumbered)
+        self.add(cell, kind, body, role, title, cell.label)
 
     def read_abstract(self, cell: Cell, role: Role | None) -> None:
         ctx = self.context_for(cell)

@@ -201,6 +201,14 @@ def _wrap_box(b: Block, lang: str) -> str:
     return "\\begin{" + env + "}" + opt + "\n" + b.body + "\n\\end{" + env + "}"
 
 
+def _wrap_box_unnumbered(b: Block, lang: str) -> str:
+    """The same box without a number (and without stepping the numbered boxes' counter)."""
+    assert b.role is not None
+    heading = b.role.display(lang) + (": " + b.title if b.title else "")
+    return ("\\begin{tcolorbox}[colback=white,colframe=black!55,fonttitle=\\bfseries,title={"
+            + heading + "}]" + _anchor(b.label) + "\n" + b.body + "\n\\end{tcolorbox}")
+
+
 def _wrap_environment(b: Block, lang: str) -> str:
     assert b.role is not None
     env = str(b.role.latex["env"])
@@ -244,6 +252,7 @@ BLOCK_WRAPPERS: dict[str, Callable[[Block, str], str]] = {
     "text": _wrap_text,
     "runin": _wrap_runin,
     "box": _wrap_box,
+    "box-unnumbered": _wrap_box_unnumbered,
     "environment": _wrap_environment,
     "proof": _wrap_proof,
     "figure": _wrap_figure,

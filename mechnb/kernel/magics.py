@@ -111,11 +111,11 @@ def mech_new(shell: Any, argv: list[str]) -> Any:
 
 def mech_validate(shell: Any, argv: list[str]) -> Any:
     """``%mech validate <label> [--kind K]``: an experiment that declares what it validates."""
-    from ..notebook import EXPERIMENT_KINDS
-    from ..templates import validation_cells
+    from ..templates import DEFAULT_VARIANT, validation_cells, variants
 
     parser = _parser("%mech validate", "label")
-    parser.add_argument("--kind", default="controlled", choices=EXPERIMENT_KINDS)
+    parser.add_argument("--kind", default="controlled",
+                        choices=[v for v in variants("experiment") if v != DEFAULT_VARIANT])
     args = parser.parse_args(argv)
     return _insert(shell, validation_cells(args.label, kind=args.kind,
                                            lang=args.lang or notebook_lang(shell)))

@@ -163,3 +163,31 @@ def test_annotating_a_fresh_scaffold_still_compiles(tmp_path: Path) -> None:
     assert [f for f in result.findings if f.name == "tex-error"] == []
     blocks_with_notes = result.latex.count("\\todo{")
     assert 0 < blocks_with_notes < len(notes)
+
+
+@pytest.mark.tex
+@needs_tex()
+def test_an_unnumbered_question_box_leaves_the_numbered_ones_alone(tmp_path: Path) -> None:
+    """`%mech question --kind unnumbered`: a box without a number, before a numbered one that
+    still reads 1; the writing kit's new units compile."""
+    from mechnb.templates import role_cells
+
+    cells = (role_cells("question", kind="unnumbered")
+             + role_cells("question", label="q:main")
+             + role_cells("remark", kind="matching-bound")
+             + role_cells("remark", kind="reduction")
+             + role_cells("result", kind="key-claim")
+             + role_cells("lens", kind="key-step"))
+    nb = {"nbformat": 4, "nbformat_minor": 5,
+          "metadata": {"mechnb": {"title": "Boxes", "engine": "pdflatex"}},
+          "cells": [c.to_nbformat() for c in cells]}
+    path = tmp_path / "boxes.ipynb"
+    path.write_text(json.dumps(nb), "utf-8")
+    result = export(path, tmp_path / "out", pdf=True)
+    assert "\\begin{tcolorbox}" in result.latex and "\\begin{mechquestion}" in result.latex
+    assert result.pdf_path is not None, [f.format("boxes") for f in result.findings]
+    if shutil.which("pdftotext"):
+        text = subprocess.run(["pdftotext", str(result.pdf_path), "-"], capture_output=True,
+                              text=True, check=True).stdout
+        assert "Research question 1" in text and "Research question 2" not in text
+        assert "Matching lower bound" in text and "Our key technical step is to" in text

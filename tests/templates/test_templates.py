@@ -75,7 +75,9 @@ def test_template_file_is_well_formed(role: str) -> None:
 
 def test_default_variant_comes_first() -> None:
     assert variants("experiment")[0] == DEFAULT_VARIANT
-    assert set(variants("experiment")) == {DEFAULT_VARIANT, *EXPERIMENT_KINDS}
+    # the kinds, plus the construction check (expressivity) and localizing a failure
+    assert set(variants("experiment")) == {DEFAULT_VARIANT, *EXPERIMENT_KINDS, "construction",
+                                           "localize"}
 
 
 # ---- every variant in both languages --------------------------------------------------------
