@@ -50,18 +50,13 @@ LABELS = {
 """Figure and table text in the paper's language (the code is the same in both notebooks)."""
 
 SETUP_CODE = r'''
+%load_ext mechnb
+%mech figures --lang FIGLANG
 import numpy as np
 import matplotlib.pyplot as plt
-from matplotlib import font_manager
 from IPython.display import Latex, display
 
 L = LABELS  # figure and table text in the paper's language
-# a CJK font for Chinese labels when one is installed (TeX Live's AR PL fonts, Noto CJK)
-CJK = ("Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Zen Hei", "AR PL SungtiL GB",
-       "AR PL UMing CN")
-installed = {f.name for f in font_manager.fontManager.ttflist}
-plt.rcParams["font.family"] = [f for f in CJK if f in installed][:1] + ["DejaVu Sans"]
-plt.rcParams["axes.unicode_minus"] = False
 
 rng = np.random.default_rng(0)
 V, d, T, N = 64, 256, 33, 2000      # vocabulary, width, context length, sequences
@@ -114,7 +109,7 @@ for beta in BETAS:
     acc.append((pred == target).mean())
     acc_hard.append((head(hard, beta)[1] == hard_target).mean())
 
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 3))
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(6.5, 2.6))
 ax1.plot(BETAS, p_theory, label=L["closed"])
 ax1.plot(BETAS, p_meas, "o", ms=4, label=L["measured"])
 ax1.set_xlabel(L["beta"]); ax1.set_ylabel(L["mass"]); ax1.legend()
@@ -138,7 +133,7 @@ INTERVENTION_CODE = r'''
 acc_ablated = [(head(seqs, beta, shift=False)[1] == target).mean() for beta in BETAS]
 copies_query = (head(seqs, 8.0, shift=False)[1] == seqs[:, -1]).mean()
 
-fig, ax = plt.subplots(figsize=(4.5, 3))
+fig, ax = plt.subplots(figsize=(4.5, 2.8))
 ax.plot(BETAS, acc, "o-", ms=4, label=L["intact"])
 ax.plot(BETAS, acc_ablated, "s-", ms=4, label=L["ablated"])
 ax.set_xlabel(L["beta"]); ax.set_ylabel(L["accuracy"]); ax.legend()
@@ -268,7 +263,7 @@ We test the theorem and its causal chain numerically. Every number and figure be
 by the notebook's cells (NumPy, fixed seed), with random embeddings that are only nearly
 orthonormal, so the experiment also probes how much the theorem's exact orthogonality matters.
 """),
-    code(SETUP_CODE.replace("LABELS", repr(LABELS["en"]), 1)),
+    code(SETUP_CODE.replace("LABELS", repr(LABELS["en"]), 1).replace("FIGLANG", "en")),
     code(FIGURE_CODE, "experiment", label="fig:concentration", kind="controlled",
          validates=["thm:concentration", "eq:attn"],
          caption=r"Validates \cref{thm:concentration}: the measured attention mass on the matching "
@@ -432,7 +427,7 @@ $y^\star$。移除第 (i) 步应当使效应消失，同时 softmax 与值保持
 我们用数值实验检验定理及其因果链。下文的每个数字和图都由本笔记本的单元格计算得到（NumPy，固定随机种子）；
 随机嵌入只是近似正交，因此实验同时检验了定理中严格正交这一假设有多重要。
 """),
-    code(SETUP_CODE.replace("LABELS", repr(LABELS["zh"]), 1)),
+    code(SETUP_CODE.replace("LABELS", repr(LABELS["zh"]), 1).replace("FIGLANG", "zh")),
     code(FIGURE_CODE, "experiment", label="fig:concentration", kind="controlled",
          validates=["thm:concentration", "eq:attn"],
          caption=r"验证\cref{thm:concentration}：匹配位置上测得的注意力质量与 \eqref{eq:attn} 的闭式 "

@@ -121,19 +121,11 @@ $2e^{-\beta}/(1-e^{-\beta})$，当 $\beta>\log 3$ 时小于 $1$，故 $a_m>\tfra
 胜过一切有限状态表示。
 """, "remark", label="rem:tightness", title="紧性与范围"),
     code(r"""
-import subprocess
-
+%load_ext mechnb
+%mech figures --lang zh
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
-from matplotlib import font_manager
-
-# Chinese figure text: TeX Live's ctex ships the Fandol fonts; register one with matplotlib.
-fandol = subprocess.run(["kpsewhich", "FandolHei-Regular.otf"], capture_output=True,
-                        text=True, check=True).stdout.strip()
-font_manager.fontManager.addfont(fandol)
-plt.rcParams["font.family"] = font_manager.FontProperties(fname=fandol).get_name()
-plt.rcParams["axes.unicode_minus"] = False
 
 N_MAX = 14   # every string of length 0..N_MAX is tested
 NS = np.arange(1, 13)
@@ -221,7 +213,7 @@ for n in NS:
     rows.append(f"| {n} | {states} | {dfa_bits[-1]} | {bits} | "
                 f"{'是' if dfa_ok else '否'} | {'是' if hard_ok and soft_ok else '否'} |")
 
-fig, ax = plt.subplots(figsize=(4.8, 3.2))
+fig, ax = plt.subplots(figsize=(4.5, 2.8))
 ax.semilogy(NS, dfa_sizes, "o-", label="最小 DFA 的状态数")
 ax.semilogy(NS, dfa_bits, "s-", label="DFA 的描述比特数")
 ax.semilogy(NS, head_bits, "^-", label="注意力头的描述比特数")
@@ -267,7 +259,7 @@ accuracy = [np.mean(np.concatenate([head_accepts(w, 6, b) == in_language(w, 6) f
             for b in betas]
 first_exact = betas[np.argmax(np.isclose(accuracy, 1.0))]
 
-fig, ax = plt.subplots(figsize=(4.8, 3.2))
+fig, ax = plt.subplots(figsize=(4.5, 2.8))
 ax.plot(betas, accuracy, "o-", ms=3, label="准确率（$n=6$）")
 ax.axvline(beta_star, color="gray", ls="--", label=r"精确阈值 $\beta^\star$")
 ax.axvline(np.log(3), color="k", ls=":", label=r"充分条件 $\log 3$")

@@ -179,6 +179,8 @@ Breaking link 1 is the isotropic control of \cref{tab:growth}; breaking link 3 i
 of \cref{fig:intervention}, which keeps the rounded-away part in a compensation buffer.
 """, "mechanism", label="mech:chain"),
     code(r"""
+%load_ext mechnb
+%mech figures --lang en
 import numpy as np
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
@@ -279,7 +281,7 @@ total = np.cumsum(small.astype(np.float64), axis=0)          # sum of the update
 theory_along = -np.einsum("tij,ij->t", total, U)
 theory_across = np.sqrt(np.sum(total**2, axis=(1, 2)) - theory_along**2)
 
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 3))
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(6.5, 2.6))
 ax1.plot(steps, -drift[:, 0], lw=3, alpha=0.5, label=r"simulated $-\langle D_t,U\rangle$")
 ax1.plot(steps, -theory_along, "k--", label="derivation")
 ax1.set_xlabel("update step $t$"); ax1.set_ylabel("drift along $U$"); ax1.legend()
@@ -371,7 +373,7 @@ runs = {rule: accumulate(W_gauss, deltas, rule) for rule in ("nearest", "kahan",
 names = {"nearest": "round to nearest", "kahan": "Kahan-compensated update",
          "stochastic": "stochastic rounding"}
 
-fig, ax = plt.subplots(figsize=(4.5, 3))
+fig, ax = plt.subplots(figsize=(4.5, 2.8))
 for rule, drift in runs.items():
     ax.plot(steps, np.abs(drift[:, 0]) + 1e-6, label=names[rule])
 ax.set_yscale("log")

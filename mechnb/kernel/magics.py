@@ -27,7 +27,8 @@ USAGE = """\
 %mech <role> [--label L] [--title T] [--lang en|zh] [--kind K]   insert the template for a role
 %mech lens --kind <lens>         a lens cell from the catalog, with its closing experiment
 %mech new <expressivity|dynamics|failure> [--lang en|zh]          scaffold a whole paper
-%mech validate <label> [--kind controlled|real-model|intervention|ablation] [--lang en|zh]
+%mech validate <label> [--kind controlled|real-model|intervention|ablation|construction|localize]
+%mech figures [--columns 1|2]    matplotlib figures in the paper's fonts, vector in the PDF
 %mech list [--lang en|zh]        the roles and what each is for
 %mech check [NOTEBOOK]           closing-loop checks on this notebook (last saved version)
 %mech phrases [QUERY]            the phrase-lookup panel
@@ -150,6 +151,17 @@ class HelpText:
         return USAGE
 
 
+def mech_figures(shell: Any, argv: list[str]) -> Any:
+    """``%mech figures [--columns 1|2] [--lang en|zh]``: the paper's figure style."""
+    from ..figures import apply
+    from .context import notebook_lang
+
+    parser = _parser("%mech figures")
+    parser.add_argument("--columns", type=int, choices=(1, 2), default=1)
+    args = parser.parse_args(argv)
+    return apply(args.lang or notebook_lang(shell), args.columns)
+
+
 def mech_list(shell: Any, argv: list[str]) -> Any:
     """``%mech list``."""
     args = _parser("%mech list").parse_args(argv)
@@ -165,6 +177,7 @@ SUBCOMMANDS: dict[str, Callable[[Any, list[str]], Any]] = {
     "new": mech_new,
     "validate": mech_validate,
     "list": mech_list,
+    "figures": mech_figures,
     "help": lambda shell, argv: HelpText(),
 }
 
