@@ -44,7 +44,7 @@ LABELS = {
            "accuracy": "复制准确率", "distinct": "词元互不相同",
            "repeated": "重复干扰词元", "intact": "完整的头",
            "ablated": "移除前一词元位移",
-           "cols": [r"$\beta$", r"$p(\beta)$", "实测质量", "准确率（互不相同）",
+           "cols": [r"$\beta$", r"$p(\beta)$", "实测权重", "准确率（互不相同）",
                     "准确率（重复干扰）"]},
 }
 """Figure and table text in the paper's language (the code is the same in both notebooks)."""
@@ -333,7 +333,7 @@ The argmax is the target when $p(\beta) > 1/2$, i.e. $e^{\beta} > n-1$.
 CELLS_ZH = [
     md(r"""
 归纳头让 Transformer 能够延续上下文中的模式，并与上下文学习密切相关，但这样的头需要集中到什么程度才能复制
-正确的词元，目前尚不清楚。我们证明：若单个注意力头的键携带*前一个*词元，它就通过"集中"完成归纳任务——它在匹配位置上的注意力质量有
+正确的词元，目前尚不清楚。我们证明：若单个注意力头的键携带*前一个*词元，它就通过"集中"完成归纳任务——它在匹配位置上的注意力权重有
 闭式 $p(\beta)=e^{\beta}/(e^{\beta}+n-1)$，因此只要查询尺度 $\beta$ 超过 $\log(n-1)$，它在任何上下文中都能
 复制正确的词元；对由同一个干扰词元填满的上下文，这一阈值是紧的。随机嵌入上的受控实验与公式吻合，而仅移除
 前一词元位移的干预使效应消失。
@@ -368,7 +368,7 @@ CELLS_ZH = [
 之后的那个词元？前一词元位移是否真的是它起作用的原因？
 """, "question", label="q:main"),
     md(r"""
-- 匹配位置注意力质量的闭式（\cref{eq:attn}）以及正确复制的尖锐尺度阈值（\cref{thm:concentration}）。
+- 匹配位置注意力权重的闭式（\cref{eq:attn}）以及正确复制的尖锐尺度阈值（\cref{thm:concentration}）。
 - 基于随机嵌入的受控数值验证（\cref{fig:concentration}）。
 - 仅移除前一词元位移的干预，移除后复制失败（\cref{fig:intervention}）。
 """, "contributions"),
@@ -395,10 +395,10 @@ s_j = \beta\,\langle e_q, e_{x_{j-1}}\rangle = \beta\,\mathbf{1}[x_{j-1}=q],
 a_{j^\star} = \frac{e^{\beta}}{e^{\beta}+n-1} =: p(\beta). \label{eq:attn}
 $$
 其中，$j^\star=i+1$ 表示前一词元等于查询词元的唯一位置，$n$ 为被关注的位置数，$p(\beta)$ 为落在 $j^\star$
-上的注意力质量。直观地说，位移把"找到 $q$ 的上一次出现"变成了"看它右边一格"。
+上的注意力权重。直观地说，位移把"找到 $q$ 的上一次出现"变成了"看它右边一格"。
 """, "formula", label="eq:attn"),
     md(r"""
-在 \cref{sec:setup} 的设定下，\cref{def:head} 中的头在位置 $j^\star$ 上的注意力质量为 \eqref{eq:attn} 中的
+在 \cref{sec:setup} 的设定下，\cref{def:head} 中的头在位置 $j^\star$ 上的注意力权重为 \eqref{eq:attn} 中的
 $p(\beta)$，其他任何词元获得的输出权重之和至多为 $1-p(\beta)$；因此只要
 $$\beta > \log(n-1),$$
 该头就预测出归纳目标，即 $\hat y = y^\star$。
@@ -430,16 +430,16 @@ $y^\star$。移除第 (i) 步应当使效应消失，同时 softmax 与值保持
     code(SETUP_CODE.replace("LABELS", repr(LABELS["zh"]), 1).replace("FIGLANG", "zh")),
     code(FIGURE_CODE, "experiment", label="fig:concentration", kind="controlled",
          validates=["thm:concentration", "eq:attn"],
-         caption=r"验证\cref{thm:concentration}：匹配位置上测得的注意力质量与 \eqref{eq:attn} 的闭式 "
+         caption=r"验证\cref{thm:concentration}：匹配位置上测得的注意力权重与 \eqref{eq:attn} 的闭式 "
                  r"$p(\beta)$ 吻合（左）；在最坏情形的上下文中，当 $\beta$ 超过 $\log(n-1)$"
                  r"（虚线，右）时复制变为正确。"),
     code(TABLE_CODE, "experiment", label="tab:threshold", kind="controlled",
          validates=["thm:concentration"],
-         caption=r"实测与预测的对比（取\cref{fig:concentration}中每隔一个的尺度）：$j^\star$ 上的注意力质量与"
+         caption=r"实测与预测的对比（取\cref{fig:concentration}中每隔一个的尺度）：$j^\star$ 上的注意力权重与"
                  r"复制准确率；最坏情形上下文的准确率在 $\log(n-1)$ 处发生转折，与\cref{thm:concentration}"
                  r"的预测一致。"),
     md(r"""
-\cref{tab:threshold}列出了\cref{fig:concentration}背后的数值。在随机（仅近似正交）的嵌入下，测得的注意力质量在整个尺度范围内都落在曲线 $p(\beta)$ 上（误差在 $0.02$
+\cref{tab:threshold}列出了\cref{fig:concentration}背后的数值。在随机（仅近似正交）的嵌入下，测得的注意力权重在整个尺度范围内都落在曲线 $p(\beta)$ 上（误差在 $0.02$
 以内，因随机嵌入并非严格正交而略低）。在含单个重复干扰词元的上下文中，复制准确率从 $\beta=3$ 时的 $0.12$
 跃升到 $\beta=4$ 时的 $0.93$，恰在预测阈值 $\log(n-1)\approx 3.43$ 附近；由互不相同词元组成的上下文在
 $\beta=2$ 时已能正确复制，这与定理的最坏情形解读一致。
@@ -465,8 +465,8 @@ $\beta=2$ 时已能正确复制，这与定理的最坏情形解读一致。
     md(r"""
 # 结论
 
-键携带前一词元的注意力头通过集中完成复制：它在匹配位置上的注意力质量为
-$p(\beta)=e^{\beta}/(e^{\beta}+n-1)$，只要 $\beta>\log(n-1)$ 复制就是正确的。实测的注意力质量与闭式吻合，
+键携带前一词元的注意力头通过集中完成复制：它在匹配位置上的注意力权重为
+$p(\beta)=e^{\beta}/(e^{\beta}+n-1)$，只要 $\beta>\log(n-1)$ 复制就是正确的。实测的注意力权重与闭式吻合，
 最坏情形的准确率在预测的尺度处发生转折，而只移除前一词元位移就会使复制消失。该阈值只随上下文长度的对数
 增长，这正是此类头在长提示中依然可靠的原因。
 """, "conclusion"),

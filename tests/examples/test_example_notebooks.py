@@ -41,6 +41,17 @@ def _png_size(b64: str) -> tuple[int, int]:
     return width, height
 
 
+def _pdf_size(b64: str) -> str:
+    import base64
+    import re
+
+    data = base64.b64decode(b64)
+    assert data.startswith(b"%PDF")
+    box = re.search(rb"/MediaBox \[ ?([0-9. ]+?) ?\]", data)
+    assert box is not None
+    return box.group(1).decode()
+
+
 def _text(value: Any) -> str:
     return "".join(value) if isinstance(value, list) else str(value)
 
@@ -57,6 +68,8 @@ def _fingerprint(cell: dict[str, Any]) -> list[tuple[str, ...]]:
             for mime, value in sorted(o.get("data", {}).items()):
                 if mime == "image/png":
                     out.append((mime, *map(str, _png_size(_text(value)))))
+                elif mime == "application/pdf":  # vector figure: its page size (no dates)
+                    out.append((mime, _pdf_size(_text(value))))
                 else:
                     out.append((mime, _text(value)))
     return out
