@@ -114,12 +114,13 @@ def apply(lang: str = "en", columns: int = 1) -> FigureStyle:
             font_manager.fontManager.addfont(str(path))
             cjk_family = font_manager.FontProperties(fname=str(path)).get_name()
     params = rc_params(lang, columns, cjk_family)
-    matplotlib.rcParams.update(params)
+    for key, value in params.items():
+        matplotlib.rcParams[key] = value
     formats: tuple[str, ...] = ()
     try:
         from matplotlib_inline.backend_inline import set_matplotlib_formats
 
-        set_matplotlib_formats("png", "pdf")
+        set_matplotlib_formats("png", "pdf")  # type: ignore[no-untyped-call]
         formats = ("png", "pdf")
     except ImportError:  # not in a Jupyter kernel: savefig writes PDF by default
         formats = ("pdf",)
