@@ -114,8 +114,8 @@ def apply(lang: str = "en", columns: int = 1) -> FigureStyle:
             font_manager.fontManager.addfont(str(path))
             cjk_family = font_manager.FontProperties(fname=str(path)).get_name()
     params = rc_params(lang, columns, cjk_family)
-    for key, value in params.items():
-        matplotlib.rcParams[key] = value
+    rc: Any = matplotlib.rcParams  # typed by literal keys; ours are checked by matplotlib
+    rc.update(params)
     formats: tuple[str, ...] = ()
     try:
         from matplotlib_inline.backend_inline import set_matplotlib_formats
