@@ -7,10 +7,12 @@ STAMP := $(VENV)/.mechnb-installed
 # lmodern: the pdfLaTeX fonts of the article template; latex-cjk-* + Arphic: Chinese under pdfLaTeX
 # (ctex through CJKutf8, as on arXiv); poppler-utils: pdftotext, the bundle check's "??" test;
 # texlive-luatex: luaotfload, which fontspec needs under --engine lualatex; fonts-noto-cjk: Korean and
-# Japanese text (Hangul, kana), which the Chinese fonts lack.
+# Japanese text (Hangul, kana), which the Chinese fonts lack; texlive-bibtex-extra: gbt7714, the
+# GB/T 7714 numerical references of Chinese papers.
 TEX_PACKAGES := texlive-xetex texlive-luatex texlive-latex-recommended texlive-latex-extra \
 	texlive-lang-chinese texlive-fonts-recommended latexmk lmodern latex-cjk-chinese fonts-noto-cjk \
-	latex-cjk-chinese-arphic-gbsn00lp latex-cjk-chinese-arphic-gkai00mp poppler-utils
+	latex-cjk-chinese-arphic-gbsn00lp latex-cjk-chinese-arphic-gkai00mp poppler-utils \
+	texlive-bibtex-extra
 APT_GET := DEBIAN_FRONTEND=noninteractive apt-get
 EXAMPLE := notebooks/example_paper.ipynb
 EXAMPLE_ZH := notebooks/example_paper_zh.ipynb
@@ -40,7 +42,7 @@ $(STAMP): pyproject.toml $(wildcard labextension/package.json labextension/packa
 tex:
 	@if ! command -v xelatex >/dev/null || ! command -v latexmk >/dev/null || ! command -v pdftotext >/dev/null \
 		|| ! command -v lualatex >/dev/null \
-		|| ! kpsewhich ctexart.cls lmodern.sty CJKutf8.sty c70gbsn.fd c70gkai.fd luaotfload.sty fvextra.sty >/dev/null \
+		|| ! kpsewhich ctexart.cls lmodern.sty CJKutf8.sty c70gbsn.fd c70gkai.fd luaotfload.sty fvextra.sty gbt7714.sty >/dev/null \
 		|| ! fc-list "Noto Serif CJK KR" family | grep -q Noto; then \
 		echo "Installing TeX Live from Debian packages..."; \
 		$(APT_GET) update -qq && $(APT_GET) install -y -qq --no-install-recommends $(TEX_PACKAGES); \

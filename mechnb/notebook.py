@@ -27,6 +27,7 @@ CELL_FIELDS: dict[str, type | tuple[type, ...]] = {
 PAPER_FIELDS: dict[str, type | tuple[type, ...]] = {
     "title": str, "authors": list, "lang": str, "paper_type": str, "bibliography": str,
     "template": str, "checks": dict, "engine": str, "style": (dict, str),
+    "keywords": list, "title_en": str, "abstract_en": str,
 }
 EXPERIMENT_KINDS = ("controlled", "real-model", "intervention", "ablation")
 AUTHOR_LINES = ("affiliation", "email")
@@ -136,6 +137,12 @@ class PaperMeta:
     style: Mapping[str, Any] | str | None = None
     """Venue style: a package name or ``{"class", "package", "options", …}`` (see
     ``exporter/styles.py``)."""
+    keywords: tuple[str, ...] = ()
+    """Keywords (关键词 in a Chinese paper), printed under the abstract."""
+    title_en: str | None = None
+    """The English title a Chinese paper carries (markdown inline)."""
+    abstract_en: str | None = None
+    """The English abstract a Chinese paper carries (markdown)."""
 
 
 @dataclass(frozen=True)
@@ -332,6 +339,8 @@ def _read_meta(raw: Any, findings: list[Finding]) -> PaperMeta:
         paper_type=values.get("paper_type"), bibliography=values.get("bibliography"),
         template=values.get("template"), checks=values.get("checks", {}),
         engine=values.get("engine"), style=values.get("style"),
+        keywords=tuple(str(k).strip() for k in values.get("keywords", []) if str(k).strip()),
+        title_en=values.get("title_en"), abstract_en=values.get("abstract_en"),
     )
 
 

@@ -487,7 +487,16 @@ META = {
                     "Attention Head",
            "authors": ["A. Researcher", "B. Theorist"]},
     "zh": {"title": "以集中实现归纳：前词元键注意力头的闭式刻画",
-           "authors": ["王研究", "李理论"]},
+           "authors": ["王研究", "李理论"],
+           "keywords": ["归纳头", "注意力机制", "上下文学习", "可解释性"],
+           "title_en": "Induction by Concentration: A Closed-Form Account of a "
+                       "Previous-Token-Keyed Attention Head",
+           "abstract_en": "When a single attention head's keys carry the previous token, it "
+                          "solves the induction task by concentration: its attention weight "
+                          "on the matching position has a closed form, and copying is correct "
+                          "exactly when the inverse temperature exceeds $\\log(n-1)$. "
+                          "Measurements with random embeddings follow the closed form, and "
+                          "removing the previous-token shift removes the behavior."},
 }
 
 

@@ -329,6 +329,19 @@ META = {
     "lang": "zh",
     "paper_type": "expressivity",
     "bibliography": "expressivity_paper_zh.bib",
+    "keywords": ["表达能力", "简洁性", "有限自动机", "注意力机制"],
+    "title_en": "Looking Back Beats Remembering: An Exponential Succinctness Gap between "
+                "Attention and Finite Automata",
+    "abstract_en": "Every deterministic finite automaton for the strings whose $n$-th symbol "
+                   "from the end is 1 needs $2^n$ states. We give a one-layer, one-head "
+                   "attention construction for the same language whose position features "
+                   "are $(1,j,j^2)$ and whose query matrix has integer entries of absolute "
+                   "value at most $(n-1)^2$, so it is described by $O(\\log n)$ bits; it is "
+                   "correct on inputs of every length once the softmax scale exceeds a "
+                   "constant. The lower bound follows from a Myhill--Nerode distinguishing "
+                   "argument. Moore minimization and an exhaustive test on all strings up to "
+                   "length 14 agree with the theorem. The gap is with respect to "
+                   "deterministic, not nondeterministic, automata.",
 }
 
 

@@ -95,6 +95,12 @@ class Document:
     """Cell index → the token of its ``% mechnb:cell`` marker (the cell id, else ``#index``)."""
     marker_index: dict[str, int] = field(default_factory=dict)
     """Marker token → cell index."""
+    keywords: tuple[str, ...] = ()
+    """LaTeX of each keyword (metadata ``keywords``)."""
+    title_en: str | None = None
+    """LaTeX of the English title of a Chinese paper (metadata ``title_en``)."""
+    abstract_en: str | None = None
+    """LaTeX of the English abstract of a Chinese paper (metadata ``abstract_en``)."""
 
 
 def _kind(cell: Cell) -> str | None:
@@ -149,8 +155,19 @@ class _Builder:
             label = None
         self.doc.blocks.append(Block(cell.index, kind, body, role, title, label, self.part))
 
+    def front_matter(self) -> None:
+        """Keywords, English title and abstract from the notebook metadata."""
+        meta = self.paper.meta
+        self.ctx.cell = self.ctx.cell_id = None
+        self.doc.keywords = tuple(markdown_inline(self.ctx, k) for k in meta.keywords)
+        if meta.title_en:
+            self.doc.title_en = markdown_inline(self.ctx, meta.title_en)
+        if meta.abstract_en:
+            self.doc.abstract_en = markdown_block(self.ctx, meta.abstract_en)
+
     def build(self) -> Document:
         self.doc.title = self.find_title()
+        self.front_matter()
         for cell in self.paper.cells:
             if cell.index == self.title_cell and not cell.source.strip():
                 continue

@@ -34,6 +34,8 @@ TEMPLATE_FIELDS = ("generated_by", "extra_packages", "environments", "title", "a
                    "abstract", "body", "bibliography", "appendix")
 """Placeholders a template may use; ``body`` is required."""
 BIBLIOGRAPHY_STYLE = "plainnat"
+BIBLIOGRAPHY_STYLE_ZH = "gbt7714-numerical"
+"""Chinese papers (the ``ctexart`` template): GB/T 7714-2015, numbered in order of citation."""
 CJK_SUPPORT_RE = re.compile(r"^[ \t]*\\(?:documentclass|usepackage|RequirePackage)(?:\[[^\]\n]*\])?"
                             r"\{(?:ctexart|ctexrep|ctexbook|ctex|xeCJK|CJKutf8)\}", re.M)
 """A line loading CJK support (a ctex class or package, xeCJK, CJKutf8)."""
@@ -348,6 +350,27 @@ def _extra_packages(doc: Document, template: str, body: str,
     return "".join(parts).rstrip("\n")
 
 
+def keywords_line(keywords: Sequence[str], lang: str) -> str:
+    """``关键词：甲；乙`` (GB/T 7713: full-width semicolons) or ``Keywords: a, b``."""
+    if not keywords:
+        return ""
+    if lang == "zh":
+        return "\n\n\\noindent\\textbf{关键词：}" + "；".join(keywords)
+    return "\n\n\\noindent\\textbf{Keywords:} " + ", ".join(keywords)
+
+
+def front_matter_en(doc: Document) -> str:
+    """A Chinese paper's English title and abstract, after its own abstract, as Chinese
+    journals print them (both optional)."""
+    out = ""
+    if doc.title_en:
+        out += "\n\n\\begin{center}\\large\\bfseries " + doc.title_en + "\\end{center}"
+    if doc.abstract_en:
+        out += ("\n{\\renewcommand{\\abstractname}{Abstract}\n\\begin{abstract}\n"
+                + doc.abstract_en + "\n\\end{abstract}}")
+    return out
+
+
 def render_latex(doc: Document, template: str | None = None, *,
                  annotations: Sequence[Finding] = (), template_name: str = "template",
                  base_dir: Path | None = None, style: Style | None = None) -> RenderedTex:
@@ -362,13 +385,16 @@ def render_latex(doc: Document, template: str | None = None, *,
     abstract = ""
     if doc.abstract:
         abstract = ("\\begin{abstract}\n" + _render_blocks(doc.abstract, doc.lang, {}, doc.markers)
-                    + "\n\\end{abstract}")
+                    + keywords_line(doc.keywords, doc.lang) + "\n\\end{abstract}")
+    abstract += front_matter_en(doc)
     if front:
         abstract += "\n" + todo(front)
     body = _render_blocks(main, doc.lang, notes, doc.markers)
     bibliography = ""
     if doc.bibliography:
-        bibstyle = (style.bibliography_style if style else None) or BIBLIOGRAPHY_STYLE
+        own = BIBLIOGRAPHY_STYLE_ZH if doc.lang == "zh" and "{gbt7714}" in text \
+            else BIBLIOGRAPHY_STYLE
+        bibstyle = (style.bibliography_style if style else None) or own
         bibliography = ("\\bibliographystyle{" + bibstyle + "}\n\\bibliography{"
                         + doc.bibliography + "}")
         if doc.bibliography.endswith(".bbl"):  # already formatted: read as it is

@@ -191,3 +191,40 @@ def test_an_unnumbered_question_box_leaves_the_numbered_ones_alone(tmp_path: Pat
                               text=True, check=True).stdout
         assert "Research question 1" in text and "Research question 2" not in text
         assert "Matching lower bound" in text and "Our key technical step is to" in text
+
+
+@pytest.mark.tex
+@needs_tex()
+def test_a_chinese_paper_has_keywords_english_front_matter_and_gbt7714(tmp_path: Path) -> None:
+    """metadata keywords / title_en / abstract_en (DESIGN §2) and GB/T 7714 numbered
+    references for Chinese papers (gbt7714, texlive-bibtex-extra)."""
+    if shutil.which("kpsewhich") is None or not subprocess.run(
+            ["kpsewhich", "gbt7714.sty"], capture_output=True, text=True).stdout.strip():
+        pytest.skip("gbt7714 is not installed (`make tex` installs texlive-bibtex-extra)")
+    (tmp_path / "refs.bib").write_text(
+        "@inproceedings{vaswani2017attention, title={Attention is all you need}, "
+        "author={Vaswani, Ashish and Shazeer, Noam}, booktitle={Advances in Neural Information "
+        "Processing Systems}, year={2017}, eprint={1706.03762}}\n", "utf-8")
+    nb = {"nbformat": 4, "nbformat_minor": 5,
+          "metadata": {"mechnb": {"title": "注意力的简洁性", "lang": "zh",
+                                  "bibliography": "refs.bib",
+                                  "keywords": ["注意力机制", "表达能力"],
+                                  "title_en": "The Succinctness of Attention",
+                                  "abstract_en": "We compare *attention* with automata."}},
+          "cells": [{"cell_type": "markdown", "id": "a", "metadata": {"mechnb": {
+                        "role": "abstract"}}, "source": "我们比较注意力与自动机。"},
+                    {"cell_type": "markdown", "id": "b", "metadata": {},
+                     "source": "# 引言\n\nTransformer 源于注意力 [@vaswani2017attention]。"}]}
+    path = tmp_path / "zh.ipynb"
+    path.write_text(json.dumps(nb, ensure_ascii=False), "utf-8")
+    result = export(path, tmp_path / "out", pdf=True)
+    assert "\\textbf{关键词：}注意力机制；表达能力" in result.latex
+    assert "\\usepackage{gbt7714}" in result.latex
+    assert "\\bibliographystyle{gbt7714-numerical}" in result.latex
+    assert result.pdf_path is not None, [f.format("zh") for f in result.findings]
+    if shutil.which("pdftotext"):
+        text = subprocess.run(["pdftotext", str(result.pdf_path), "-"], capture_output=True,
+                              text=True, check=True).stdout
+        assert "关键词：注意力机制；表达能力" in text
+        assert "The Succinctness of Attention" in text and "Abstract" in text
+        assert "[1] VASWANI A, SHAZEER N. Attention is all you need[C]" in text
