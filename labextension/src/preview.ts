@@ -197,11 +197,21 @@ export class PreviewPanel extends Widget {
     window.setTimeout(() => mark.remove(), 2500);
   }
 
-  /** Change the zoom and render again. */
+  /** Change the zoom and render again (the first zoom leaves "fit the width"). */
   zoom(factor: number): void {
+    this._fit = false;
     this._scale = Math.min(4, Math.max(0.4, this._scale * factor));
     if (this._doc) {
       void this._render(this._doc);
+    }
+  }
+
+  protected onResize(msg: Widget.ResizeMessage): void {
+    super.onResize(msg);
+    if (this._fit && this._doc) {
+      window.clearTimeout(this._resizeTimer);
+      const doc = this._doc;
+      this._resizeTimer = window.setTimeout(() => void this._render(doc), 200);
     }
   }
 
@@ -243,6 +253,13 @@ export class PreviewPanel extends Widget {
   private async _render(doc: pdfjs.PDFDocumentProxy): Promise<void> {
     const top = this._pages.scrollTop;
     const ratio = window.devicePixelRatio || 1;
+    if (this._fit) {  // as wide as the panel (pages of the same width, as papers have)
+      const first = (await doc.getPage(1)).getViewport({ scale: 1 });
+      const room = this._pages.clientWidth - 28;
+      if (room > 100) {  // never below a readable size: a narrow side panel scrolls instead
+        this._scale = Math.min(4, Math.max(0.75, room / first.width));
+      }
+    }
     const fresh: HTMLElement[] = [];
     for (let n = 1; n <= doc.numPages; n++) {
       const page = await doc.getPage(n);
@@ -415,6 +432,8 @@ export class PreviewPanel extends Widget {
   private _version: string | null = null;
   private _last: IPreviewResult | null = null;
   private _scale = 1.2;
+  private _fit = true;
+  private _resizeTimer = 0;
   private _ticket = 0;
   private _timer = 0;
   private _idle: Promise<void> = Promise.resolve();

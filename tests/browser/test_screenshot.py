@@ -1,8 +1,8 @@
 """The README's two images: JupyterLab with the extension (a real session) and the first page
 of an example paper's PDF (a real export and compile).
 
-Runs only with ``MECHNB_SCREENSHOTS=1`` (it rewrites ``docs/screenshot-lab.png`` and
-``docs/failure_paper_page1.png``):
+Runs only with ``MECHNB_SCREENSHOTS=1`` (it rewrites ``docs/screenshot-lab.png``,
+``docs/screenshot-preview.png`` and ``docs/failure_paper_page1.png``):
 ``MECHNB_SCREENSHOTS=1 .venv/bin/python -m pytest tests/browser/test_screenshot.py``.
 """
 
@@ -50,6 +50,24 @@ def test_lab_screenshot_of_an_example_paper(page: Any, lab_server: Server) -> No
     header = SCREENSHOT.read_bytes()[:24]
     assert header[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", header[16:24]) == (1400, 900)
+
+
+PREVIEW = REPO / "docs" / "screenshot-preview.png"
+
+
+def test_preview_screenshot_of_an_example_paper(page: Any, lab_server: Server) -> None:
+    """The writing desk: the English example beside its preview, a cell shown in the PDF."""
+    for name in ("example_paper.ipynb", "example_paper.bib"):
+        shutil.copyfile(REPO / "notebooks" / name, lab_server.root / name)
+    nb = NotebookPage(page, lab_server, "example_paper.ipynb").open()
+    assert nb.command("mechnb:preview")["status"] == "ok"
+    page.locator(".jp-mechnb-preview-page canvas").first.wait_for()
+    nb.select(11)
+    nb.command("mechnb:show-in-pdf")
+    page.locator(".jp-mechnb-preview-mark").wait_for()
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(PREVIEW))
+    assert PREVIEW.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_first_page_of_an_example_pdf(tmp_path: Path) -> None:
