@@ -79,7 +79,10 @@ def rc_params(lang: str = "en", columns: int = 1, cjk_family: str | None = None
     if columns not in (1, 2):
         raise ValueError("columns must be 1 or 2")
     width = TEXT_WIDTH_IN if columns == 1 else COLUMN_WIDTH_IN
-    families = ["cmr10"] + ([cjk_family] if lang == "zh" and cjk_family else [])
+    # Chinese: the CJK face first. Matplotlib sets the text around $...$ of a label with the
+    # first family alone (no fallback), so "权重 $\\pi$" needs a face that has both scripts; the
+    # math itself stays in Computer Modern (mathtext.fontset "cm").
+    families = ([cjk_family, "cmr10"] if lang == "zh" and cjk_family else ["cmr10"])
     return {
         "font.family": families,
         "font.size": FONT_SIZE,
@@ -89,7 +92,9 @@ def rc_params(lang: str = "en", columns: int = 1, cjk_family: str | None = None
         "ytick.labelsize": FONT_SIZE - 1,
         "legend.fontsize": FONT_SIZE - 1,
         "mathtext.fontset": "cm",
-        "axes.formatter.use_mathtext": True,  # cmr10 has no minus sign of its own
+        # cmr10 has no minus sign of its own (mathtext draws it); Fandol Song has none at all,
+        # so Chinese tick labels are plain text with an ASCII hyphen-minus
+        "axes.formatter.use_mathtext": families[0] == "cmr10",
         "axes.unicode_minus": False,
         "figure.figsize": (width, round(width * GOLDEN, 2)),
         "figure.dpi": 150,
@@ -104,9 +109,14 @@ def rc_params(lang: str = "en", columns: int = 1, cjk_family: str | None = None
 
 def apply(lang: str = "en", columns: int = 1) -> FigureStyle:
     """Set matplotlib (and the inline backend, when in a kernel) for the paper's figures."""
+    import logging
+
     import matplotlib
     from matplotlib import font_manager
 
+    # fontTools, which embeds the fonts in the PDF figure, warns on every figure that cmr10's
+    # 1990s 'created' date "seems very low"; the warning would land in the notebook's outputs
+    logging.getLogger("fontTools.ttLib.tables._h_e_a_d").setLevel(logging.ERROR)
     cjk_family = None
     if lang == "zh":
         path = cjk_font_path()

@@ -56,11 +56,11 @@ def test_a_co_authors_edits_come_back(exported: tuple[Path, Path, str]) -> None:
     interp = next(i for i, c in cells.items()
                   if c["metadata"].get("mechnb", {}).get("role") == "interpretation")
     definition = next(i for i, c in cells.items()
-                      if c["metadata"].get("mechnb", {}).get("label") == "def:head")
-    text = tex.replace("To see where the head looks, we write its scores and attention weights "
+                      if c["metadata"].get("mechnb", {}).get("label") == "def:model")
+    text = tex.replace("To see where the second layer looks, we write its scores and attention "
                        "in closed form.", "To locate the head's attention, we write its scores "
                        "in \\emph{closed form}.")
-    text = text.replace("\\begin{theorem}[{Concentration}]",
+    text = text.replace("\\begin{theorem}[{Copy boundary}]",
                         "\\begin{theorem}[{Attention concentration}]")
     interp_seg = next(s for s in segments(text) if s.token == interp)
     text = text.replace(interp_seg.text, interp_seg.text.rstrip("\n") + "\n\nA co-author adds "
@@ -76,7 +76,7 @@ def test_a_co_authors_edits_come_back(exported: tuple[Path, Path, str]) -> None:
     cells_after = by_id(after)
     assert "To locate the head's attention, we write its scores in *closed form*." in \
         cells_after[theory]["source"]
-    assert "$$\ns_j = " in cells_after[theory]["source"]  # the display as it was written
+    assert "$$\ns_{j^\\star} = " in cells_after[theory]["source"]  # the display as it was written
     assert cells_after[theorem]["metadata"]["mechnb"]["title"] == "Attention concentration"
     ids = [c["id"] for c in after["cells"]]
     added = after["cells"][ids.index(interp) + 1]
