@@ -9,6 +9,27 @@ from nbbuild import HERE, code, execute_and_write, md, notebook
 
 OUT = HERE / "expressivity_paper_zh.ipynb"
 
+SETTINGS_CODE = r"""
+n_words = sum(len(w) for w in WORDS)
+settings = [
+    ("比较的 $n$", f"${NS[0]},\\dots,{NS[-1]}$"),
+    ("测试串的长度", f"$0,\\dots,{N_MAX}$（全部 ${n_words}$ 个串，穷举，无随机性）"),
+    ("规模实验中的注意力", f"硬注意力；softmax，$\\beta=\\log 3+{BETA_MARGIN:g}$"),
+    ("DFA 的描述比特数", "每个状态 $2n+1$ 比特（两个 $n$ 比特的后继与一个接受位）"),
+    ("注意力头的描述比特数", "$W_Q$ 每个元素：绝对值的二进制位数加一个符号位"),
+    ("尺度扫描的 $n$", f"${N_SWEEP}$"),
+    ("尺度扫描的 $\\beta$", f"$[{BETA_LO:g},{BETA_HI:g}]$ 上 ${BETA_POINTS}$ 个等距点"),
+    ("求 $\\beta^\\star$ 的二分法",
+     f"初始区间 $[{BRACKET[0]:g},{BRACKET[1]:g}]$，${BISECTION_STEPS}$ 次迭代"),
+    ("级数 $\\sum_{\\ell\\ge1}e^{-\\beta\\ell^2}$", f"截断到 $\\ell\\le {SERIES_TERMS - 1}$"),
+    ("数值类型", f"NumPy {WORDS[-1].dtype.name}"),
+]
+display(Latex("\\begin{tabular}{ll}\n\\hline\n设置 & 取值 \\\\\n\\hline\n"
+              + "\n".join(f"{name} & {value} \\\\" for name, value in settings)
+              + "\n\\hline\n\\end{tabular}"))
+"""
+
+
 CELLS = [
     md(r"""
 "倒数第 $n$ 个符号是 1"这一语言是自动机理论中状态数随 $n$ 翻倍增长的经典例子：任何确定性有限自动机都至少需要
@@ -27,12 +48,15 @@ $(n-1)^2$ 的 $3\times 3$ 整数矩阵，于是它的描述只需 $O(\log n)$ �
 注意力机制的优势从何而来，也提示在什么样的任务上，顺序处理的模型会付出指数级的代价。
 """, "context", label="sec:intro"),
     md(r"""
-注意力架构源自 \citet{vaswani2017attention}。已有工作把 Transformer 与形式语言和电路复杂度联系起来：
-\citet{hahn2020theoretical} 证明了自注意力在奇偶性与 Dyck 语言上的局限，\citet{weiss2021thinking} 用 RASP
-语言描述注意力能实现的程序，\citet{merrill2023parallelism} 把对数精度的 Transformer 与均匀 $\mathsf{TC}^0$
-电路相联系，\citet{liu2023transformers} 则说明浅层 Transformer 可以作为自动机的"捷径"。另一方面，确定性
-自动机的状态下界来自 Myhill--Nerode 定理，而"倒数第 $n$ 个符号"语言是非确定性可以指数级地节省状态的
-标准例子 [@hopcroft2006introduction; @meyer1971economy]。
+注意力架构源自 \citet{vaswani2017attention}。已有工作把 Transformer 与形式语言和电路复杂度联系起来
+（综述见 [@strobl2024what]）：\citet{hahn2020theoretical} 证明了自注意力在奇偶性与 Dyck 语言上的局限，
+\citet{weiss2021thinking} 用 RASP 语言描述注意力能实现的程序，\citet{merrill2023parallelism} 把对数精度的
+Transformer 与均匀 $\mathsf{TC}^0$ 电路相联系，\citet{liu2023transformers} 则说明浅层 Transformer 可以作为
+自动机的"捷径"。在规模上，\citet{sanford2023representational} 用通信复杂度比较注意力与其他架构：在稀疏平均
+任务上，Transformer 的规模只随输入长度对数增长，而循环网络和前馈网络需要多项式规模。另一方面，确定性
+自动机的状态下界来自 Myhill--Nerode 定理 [@nerode1958linear]；非确定性自动机以及把它化为确定性自动机的
+子集构造来自 \citet{rabin1959finite}，这一构造可能使状态数指数增长，"倒数第 $n$ 个符号"语言正是非确定性
+能够指数级地节省状态的标准例子。
 """, "prior"),
     md(r"""
 缺失的是一个*具体、可验证的复杂度比较*：对一个自动机需要指数个状态的语言，给出一个参数个数不随 $n$ 增长的
@@ -117,18 +141,24 @@ $2e^{-\beta}/(1-e^{-\beta})$，当 $\beta>\log 3$ 时小于 $1$，故 $a_m>\tfra
     md(r"""
 两点说明这个结果的边界。第一，条件 $\beta>\log 3$ 是充分而非必要的：对足够长的输入，精确阈值 $\beta^\star$ 是
 方程 $2\sum_{\ell\ge1}e^{-\beta\ell^2}=1$ 的根，约为 $0.785$，\cref{fig:beta} 会测出它。第二，差距针对的是确定性
-自动机：非确定性自动机只需 $n+1$ 个状态 [@hopcroft2006introduction]，所以这里比较的是"能否回头看"，而不是注意力
-胜过一切有限状态表示。
+自动机：非确定性自动机 [@rabin1959finite] 只需 $n+1$ 个状态（猜出倒数第 $n$ 个位置，读到 $1$ 后再数 $n-1$ 个
+符号），所以这里比较的是"能否回头看"，而不是注意力胜过一切有限状态表示。
 """, "remark", label="rem:tightness", title="紧性与范围"),
     code(r"""
 %load_ext mechnb
 %mech figures --lang zh
 import matplotlib.pyplot as plt
 import numpy as np
-from IPython.display import Markdown, display
+from IPython.display import Latex, Markdown, display
 
-N_MAX = 14   # every string of length 0..N_MAX is tested
-NS = np.arange(1, 13)
+N_MAX = 14                        # every string of length 0..N_MAX is tested
+NS = np.arange(1, 13)             # the values of n compared in fig:sizes
+BETA_MARGIN = 0.01                # fig:sizes tests softmax at beta = log 3 + BETA_MARGIN
+N_SWEEP = 6                       # the n of the scale sweep (fig:beta)
+BETA_LO, BETA_HI, BETA_POINTS = 0.5, 1.5, 41   # the grid of scales swept in fig:beta
+BRACKET = (0.1, 3.0)              # initial bracket of the bisection for beta*
+BISECTION_STEPS = 60
+SERIES_TERMS = 40                 # the series sum_l exp(-beta l^2) is summed over l < SERIES_TERMS
 
 
 def shift_register_dfa(n):
@@ -195,8 +225,11 @@ WORDS = [strings(T) for T in range(N_MAX + 1)]
 **规模的数值比较。** 对 $n=1,\dots,12$，我们构造记录最近 $n$ 个符号的自动机，用 Moore 划分细化算法 [@moore1956gedanken] 求出
 与之等价的最小 DFA 的状态数，并在所有长度不超过 $14$ 的串（共 $32767$ 个）上检验自动机与注意力头
 （硬注意力，以及 $\beta=\log 3+0.01$ 的 softmax）是否都与 $L_n$ 的定义逐一吻合。\cref{thm:main} 预测最小
-状态数恰为 $2^n$，而注意力头的描述长度只按 $\log n$ 增长。
+状态数恰为 $2^n$，而注意力头的描述长度只按 $\log n$ 增长。全部实验的设置列在\cref{tab:settings}中，均由实验代码中的
+变量生成。
 """, "experiment", kind="controlled", validates=["thm:main"]),
+    code(SETTINGS_CODE, "figure", label="tab:settings",
+         caption=r"\cref{fig:sizes}、\cref{tab:sizes}与\cref{fig:beta}中实验的设置，取自实验代码中的变量。"),
     code(r"""
 rows, dfa_sizes, dfa_bits, head_bits = [], [], [], []
 for n in NS:
@@ -204,7 +237,7 @@ for n in NS:
     states = minimal_states(delta, accept)
     dfa_ok = all(np.array_equal(dfa_accepts(w, delta, accept), in_language(w, n)) for w in WORDS)
     hard_ok = all(np.array_equal(head_accepts(w, n), in_language(w, n)) for w in WORDS)
-    soft_ok = all(np.array_equal(head_accepts(w, n, np.log(3) + 0.01), in_language(w, n))
+    soft_ok = all(np.array_equal(head_accepts(w, n, np.log(3) + BETA_MARGIN), in_language(w, n))
                   for w in WORDS)
     bits = sum(int(abs(v)).bit_length() + 1 for v in query_matrix(n).ravel())  # + sign bit
     dfa_sizes.append(states)
@@ -245,22 +278,23 @@ $2\sum_{\ell\ge1}e^{-\beta\ell^2}=1$ 的根。
 """, "experiment", kind="controlled", validates=["thm:main", "rem:tightness"]),
     code(r"""
 def threshold_gap(beta):
-    return 2 * np.exp(-beta * np.arange(1, 40) ** 2).sum() - 1
+    return 2 * np.exp(-beta * np.arange(1, SERIES_TERMS) ** 2).sum() - 1
 
 
-lo, hi = 0.1, 3.0
-for _ in range(60):   # bisection: threshold_gap decreases in beta
+lo, hi = BRACKET
+for _ in range(BISECTION_STEPS):   # bisection: threshold_gap decreases in beta
     mid = (lo + hi) / 2
     lo, hi = (mid, hi) if threshold_gap(mid) > 0 else (lo, mid)
 beta_star = hi
 
-betas = np.linspace(0.5, 1.5, 41)
-accuracy = [np.mean(np.concatenate([head_accepts(w, 6, b) == in_language(w, 6) for w in WORDS]))
+betas = np.linspace(BETA_LO, BETA_HI, BETA_POINTS)
+accuracy = [np.mean(np.concatenate([head_accepts(w, N_SWEEP, b) == in_language(w, N_SWEEP)
+                                    for w in WORDS]))
             for b in betas]
 first_exact = betas[np.argmax(np.isclose(accuracy, 1.0))]
 
 fig, ax = plt.subplots(figsize=(4.5, 2.8))
-ax.plot(betas, accuracy, "o-", ms=3, label="准确率（$n=6$）")
+ax.plot(betas, accuracy, "o-", ms=3, label=f"准确率（$n={N_SWEEP}$）")
 ax.axvline(beta_star, color="gray", ls="--", label=r"精确阈值 $\beta^\star$")
 ax.axvline(np.log(3), color="k", ls=":", label=r"充分条件 $\log 3$")
 ax.set_xlabel(r"softmax 尺度 $\beta$")

@@ -9,6 +9,46 @@ from nbbuild import HERE, code, execute_and_write, md, notebook
 
 OUT = HERE / "failure_paper.ipynb"
 
+SETTINGS_CODE = r"""
+def sci(x):
+    # A positive number in LaTeX, e.g. 2\cdot 10^{-4}; mantissa 1 is left out.
+    mantissa, exponent = f"{x:e}".split("e")
+    head = "" if float(mantissa) == 1 else f"{float(mantissa):g}\\cdot "
+    return f"${head}10^{{{int(exponent)}}}$"
+
+
+def nums(values):
+    return ", ".join(f"${v:g}$" for v in values)
+
+
+# significant bits of the simulated bfloat16: the smallest p for which 1 + 2^-p rounds to 1
+bits = next(p for p in range(1, 25) if to_bf16(np.float32(1 + 2.0**-p)) == 1)
+shared = [   # one value for all three experiments
+    ("weight matrix $m\\times n$", f"${m}\\times {n}$"),
+    ("update steps $T$", f"${T}$"),
+    ("weight store", f"bfloat16, {bits} significant bits, round to nearest even"),
+    ("sum $\\hat W_t+\\Delta_t$; reference $W_t$", "float32; float64"),
+    ("step sizes $c_t$", f"uniform in $[{C_LOW:g},{C_HIGH:g})$"),
+    ("seed of the random draws", f"${SEED}$"),
+]
+per_run = [  # controlled, partial regime, intervention
+    ("initial weights", "$\\pm[1,2)$", "$\\mathcal N(0,1)$", "$\\mathcal N(0,1)$"),
+    ("learning rate $\\eta$", sci(ETA_CONTROLLED), sci(ETA), sci(ETA)),
+    ("noise level $\\sigma$", nums([SIGMA_CONTROLLED]), nums(SIGMAS), nums([SIGMA_INTERVENTION])),
+    ("updates", "persistent $U$", "persistent $U$; isotropic", "persistent $U$"),
+    ("rounding of the update", "nearest", "nearest", "nearest; Kahan; stochastic"),
+    ("seed of stochastic rounding", "--", "--", f"${ROUNDING_SEED}$"),
+    ("slope fitted on steps", "--", f"$t\\ge {FIT_FROM}$", "--"),
+    ("tolerance vs.\\ derivation", sci(TOLERANCE), "--", "--"),
+]
+rows = ([f"{name} & \\multicolumn{{3}}{{l}}{{{value}}} \\\\" for name, value in shared]
+        + ["\\hline"] + [" & ".join(row) + " \\\\" for row in per_run])
+display(Latex("\\begin{tabular}{llll}\n\\hline\n"
+              "setting & controlled & partial regime & intervention \\\\\n\\hline\n"
+              + "\n".join(rows) + "\n\\hline\n\\end{tabular}"))
+"""
+
+
 CELLS = [
     md(r"""
 Weights kept in bfloat16 move away from the weights that the same updates would give in exact
@@ -33,14 +73,20 @@ activations, and bfloat16 is widely used for it [@kalamkar2019study]. Mixed-prec
 keep a float32 master copy of the weights for the update [@micikevicius2018mixed]; runs that keep
 the *weights* themselves in bfloat16 lose accuracy unless the update is done with care
 [@zamirai2020revisiting]. When such a run fails, the failure is usually fixed by trial and error, because it is not clear which
-operation is responsible.
+operation is responsible. Some instabilities of large-scale Transformer training reappear in
+small models trained at high learning rates [@wortsman2024small], but such proxies locate a
+failure in an observed quantity, such as the growth of attention logits, rather than in one
+arithmetic operation.
 """, "context", label="sec:intro"),
     md(r"""
 The classical analysis of floating-point summation bounds the error of $T$ additions by a term
 linear in $T$ in the worst case and, under the model where rounding errors are independent and
 centered, by a term of order $\sqrt{T}$ [@higham2002accuracy]. Compensated summation removes most of
 the worst-case term [@kahan1965pracniques], and stochastic rounding makes the errors centered by
-construction [@connolly2021stochastic; @croci2022stochastic; @gupta2015deep]. For bfloat16
+construction [@connolly2021stochastic; @croci2022stochastic; @gupta2015deep]. Low precision
+also fails selectively in Transformers: 8-bit matrix multiplication at scale keeps its accuracy
+only when a few outlier feature dimensions are computed in 16-bit precision
+[@dettmers2022llmint8]. For bfloat16
 training, \citet{zamirai2020revisiting} observed that the weight update is where precision is lost
 and that Kahan summation or stochastic rounding in that update recovers float32 accuracy.
 """, "prior"),
@@ -183,7 +229,7 @@ of \cref{fig:intervention}, which keeps the rounded-away part in a compensation 
 %mech figures --lang en
 import numpy as np
 import matplotlib.pyplot as plt
-from IPython.display import Markdown, display
+from IPython.display import Latex, Markdown, display
 
 
 def to_bf16(x):
@@ -212,12 +258,23 @@ def gap(w):
 assert to_bf16(np.float32(1 + 2**-8)) == 1.0           # a tie rounds to the even neighbor
 assert to_bf16(np.float32(1 + 3 * 2**-8)) == 1 + 2**-6   # ... in both directions
 
-m = n = 32
-T = 2000
-rng = np.random.default_rng(0)
+m = n = 32                    # shape of the weight matrix
+T = 2000                      # update steps per run
+SEED = 0                      # seed of every random draw (direction, step sizes, noise, weights)
+ROUNDING_SEED = 1             # seed of the random bits of stochastic rounding
+C_LOW, C_HIGH = 0.5, 1.5      # step sizes c_t are uniform in [C_LOW, C_HIGH)
+ETA_CONTROLLED = 2e-4         # learning rate of the controlled run (asm:swamped holds)
+SIGMA_CONTROLLED = 1.0        # noise level of the controlled run
+ETA = 1e-3                    # learning rate of the partial-regime runs and the intervention
+SIGMAS = (0.0, 1.0, 4.0)      # noise levels of the partial-regime runs
+SIGMA_INTERVENTION = 1.0      # noise level of the intervention
+FIT_FROM = T // 10            # the growth slope is fitted on steps t >= FIT_FROM
+TOLERANCE = 1e-9              # largest allowed gap between simulation and derivation
+
+rng = np.random.default_rng(SEED)
 a, b = rng.standard_normal(m), rng.standard_normal(n)
 U = np.outer(a, b) / (np.linalg.norm(a) * np.linalg.norm(b))   # the persistent direction
-c = 0.5 + rng.random(T)                                        # step sizes c_t in [1/2, 3/2)
+c = C_LOW + (C_HIGH - C_LOW) * rng.random(T)                   # step sizes c_t in [1/2, 3/2)
 N = rng.standard_normal((T, m, n))                             # noise, shared by every run
 
 
@@ -228,7 +285,7 @@ def updates(eta, sigma, aligned=True):
     return (eta * np.sqrt(c**2 + sigma**2)[:, None, None] * N).astype(np.float32)
 
 
-def accumulate(W0, deltas, rule="nearest", seed=1):
+def accumulate(W0, deltas, rule="nearest", seed=ROUNDING_SEED):
     # Apply the updates to a bfloat16 weight; return the drift along and across U at each step.
     # Only the rounding of the update differs between rules.
     rounding = np.random.default_rng(seed)
@@ -263,7 +320,13 @@ $2^{15}-1$ plus the last kept bit to its bit pattern and clearing the low $16$ b
 round-to-nearest with ties to even; the sum $\hat W_t+\Delta_t$ is formed in float32, as on
 hardware with float32 accumulators. A $32\times 32$ weight receives $T=2000$ updates of
 \cref{def:updates}; all runs share the same initial weights, direction $U$, step sizes and noise.
+\Cref{tab:settings} lists every setting of the three experiments, read from the variables of
+the simulation code.
 """, "experiment", kind="controlled", validates=["thm:drift"]),
+    code(SETTINGS_CODE, "figure", label="tab:settings",
+         caption=r"Settings of the controlled run (\cref{fig:controlled}), the runs where the "
+                 r"regime holds only in part (\cref{tab:growth}) and the intervention "
+                 r"(\cref{fig:intervention}), as used by the simulation code."),
     md(r"""
 **Controlled setting.** To test \cref{thm:drift} where its assumption holds exactly, the initial
 entries lie in $\pm[1,2)$ and $\eta=2\cdot 10^{-4}$, $\sigma=1$; the code checks
@@ -272,7 +335,7 @@ expectation: $\langle D_t,U\rangle=-\sum_{s<t}\langle\Delta_s,U\rangle$, and lik
 """, "experiment", kind="controlled", validates=["thm:drift"]),
     code(r"""
 W_binade = to_bf16(rng.choice([-1.0, 1.0], size=(m, n)) * (1.0 + rng.random((m, n))))
-small = updates(2e-4, 1.0)
+small = updates(ETA_CONTROLLED, SIGMA_CONTROLLED)
 worst = np.max(np.abs(small) / (gap(W_binade) / 2))
 assert worst < 1, "asm:swamped does not hold"
 drift = accumulate(W_binade, small)
@@ -287,16 +350,16 @@ ax1.plot(steps, -theory_along, "k--", label="derivation")
 ax1.set_xlabel("update step $t$"); ax1.set_ylabel("drift along $U$"); ax1.legend()
 ax2.plot(steps, drift[:, 1], lw=3, alpha=0.5, label=r"simulated $\|P_\perp D_t\|$")
 ax2.plot(steps, theory_across, "k--", label="derivation")
-ax2.plot(steps, 2e-4 * np.sqrt(steps * (m * n - 1)), ":", color="gray",
-         label=r"$\eta\sigma\sqrt{t(mn-1)}$")
+ax2.plot(steps, ETA_CONTROLLED * SIGMA_CONTROLLED * np.sqrt(steps * (m * n - 1)), ":",
+         color="gray", label=r"$\eta\sigma\sqrt{t(mn-1)}$")
 ax2.set_xlabel("update step $t$"); ax2.set_ylabel("drift across $U$"); ax2.legend()
 fig.tight_layout()
 plt.show()
 deviation = max(np.max(np.abs(drift[:, 0] - theory_along)),
                 np.max(np.abs(drift[:, 1] - theory_across)))
-assert deviation < 1e-9, deviation
+assert deviation < TOLERANCE, deviation
 print(f"largest |update| / (gap/2): {worst:.3f}")
-print("the simulated drift follows the derivation to within 1e-9 at every step")
+print(f"the simulated drift follows the derivation to within {TOLERANCE:.0e} at every step")
 print(f"after T={T}: along {drift[-1, 0]:.3f}, across {drift[-1, 1]:.3f}")
 """, "experiment", label="fig:controlled", kind="controlled", validates=["thm:drift"],
          caption=r"Validates \cref{thm:drift} in its regime: the simulated bfloat16 drift along "
@@ -322,11 +385,11 @@ and $1/2$ without.
 """, "experiment", kind="controlled", validates=["clm:main"]),
     code(r"""
 W_gauss = to_bf16(rng.standard_normal((m, n)))
-late = steps >= T // 10
+late = steps >= FIT_FROM
 rows = []
-for sigma in (0.0, 1.0, 4.0):
+for sigma in SIGMAS:
     for aligned in (True, False):
-        deltas = updates(1e-3, sigma, aligned)
+        deltas = updates(ETA, sigma, aligned)
         drift = accumulate(W_gauss, deltas)
         norm = np.hypot(drift[:, 0], drift[:, 1])
         slope = np.polyfit(np.log(steps[late]), np.log(norm[late]), 1)[0]
@@ -367,7 +430,7 @@ that one operation and keep everything else fixed.
   \Cref{fig:intervention} and \cref{tab:intervention} show the three runs.
 """, "experiment", kind="intervention", validates=["clm:main", "mech:chain"]),
     code(r"""
-deltas = updates(1e-3, 1.0)
+deltas = updates(ETA, SIGMA_INTERVENTION)
 sent = np.einsum("tij,ij->", deltas.astype(np.float64), U)
 runs = {rule: accumulate(W_gauss, deltas, rule) for rule in ("nearest", "kahan", "stochastic")}
 names = {"nearest": "round to nearest", "kahan": "Kahan-compensated update",

@@ -1,0 +1,42 @@
+"""The references of the failure and expressivity example papers: at least ten, every one cited
+in the text and carrying an identifier a reader can resolve (an arXiv id or a DOI)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from mechnb.checker.document import Document
+from mechnb.notebook import read_paper
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent.parent / "notebooks"
+PAPERS = {"failure_paper.ipynb": "failure_paper.bib",
+          "expressivity_paper_zh.ipynb": "expressivity_paper_zh.bib"}
+
+_ENTRY = re.compile(r"@(\w+)\s*\{\s*([^,\s]+)\s*,(.*?)\n\}", re.S)
+_FIELD = re.compile(r"^\s*(\w+)\s*=\s*\{(.*)\},?\s*$", re.M)
+_ARXIV_ID = re.compile(r"\d{4}\.\d{4,5}")
+_DOI = re.compile(r"10\.\d{4,9}/\S+")
+
+
+def _entries(bib: Path) -> dict[str, dict[str, str]]:
+    entries = {}
+    for kind, key, body in _ENTRY.findall(bib.read_text("utf-8")):
+        fields = {name.lower(): value.strip() for name, value in _FIELD.findall(body)}
+        entries[key] = {"kind": kind.lower(), **fields}
+    return entries
+
+
+@pytest.mark.parametrize("notebook", sorted(PAPERS))
+def test_every_reference_has_an_id_and_is_cited(notebook: str) -> None:
+    entries = _entries(NOTEBOOKS / PAPERS[notebook])
+    assert len(entries) >= 10
+    for key, fields in entries.items():
+        arxiv = (_ARXIV_ID.fullmatch(fields.get("eprint", ""))
+                 and fields.get("archiveprefix", "").lower() == "arxiv")
+        doi = _DOI.fullmatch(fields.get("doi", ""))
+        assert arxiv or doi, f"{key}: no arXiv eprint (with archiveprefix) and no DOI"
+    cited = {site.name for site in Document(read_paper(NOTEBOOKS / notebook)).citations}
+    assert set(entries) <= cited, f"never cited: {sorted(set(entries) - cited)}"
