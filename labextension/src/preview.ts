@@ -124,7 +124,12 @@ export class PreviewPanel extends Widget {
   async build(): Promise<IPreviewResult | null> {
     const context = this.notebook.context;
     if (context.model.dirty) {
-      await context.save();
+      // One save at a time: a second save started while the first is on its way finds the
+      // file newer than it knows and JupyterLab asks "changed on disk: overwrite or revert?",
+      // a dialog that takes the keys being typed (a Rebuild click during a save did that).
+      this._setStatus('building', 'Saving…');
+      this._saving ??= context.save().finally(() => (this._saving = null));
+      await this._saving;
       window.clearTimeout(this._timer); // this build is the one the save asked for
     }
     const ticket = ++this._ticket;
@@ -433,6 +438,7 @@ export class PreviewPanel extends Widget {
   private _last: IPreviewResult | null = null;
   private _scale = 1.2;
   private _fit = true;
+  private _saving: Promise<void> | null = null;
   private _resizeTimer = 0;
   private _ticket = 0;
   private _timer = 0;

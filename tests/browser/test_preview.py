@@ -135,3 +135,51 @@ def test_preview_in_notebook7(page: Any, notebook_server: Server) -> None:
     page.locator(".jp-mechnb-preview-page canvas").first.wait_for(timeout=30_000)
     page.wait_for_function(f"() => ({_INK})() > 2000")
     assert nb.notebook.is_visible()
+
+
+_TYPED = "Typed while the preview builds: every keystroke must arrive, in order, 0123456789."
+
+_WATCH = """() => {
+  // keystroke -> screen: from the key event's time stamp to the first frame after it is
+  // handled (a rough Event Timing); and a loop that keeps a build running (a save, the TeX
+  // run in the server, pdf.js drawing the new PDF) for as long as the test types
+  window.__mechDelays = [];
+  window.__mechBuilds = 0;
+  document.addEventListener('keydown', e => {
+    const start = e.timeStamp;
+    requestAnimationFrame(() => setTimeout(
+      () => window.__mechDelays.push(performance.now() - start), 0));
+  }, true);
+  window.__mechLoop = setInterval(() => {
+    const view = document.querySelector('.jp-mechnb-preview');
+    if (view && view.dataset.state !== 'building') {
+      view.querySelector('.jp-mechnb-preview-rebuild').click();  // no focus change
+      window.__mechBuilds++;
+    }
+  }, 50);
+}"""
+
+
+def test_typing_during_builds_loses_no_keystroke(page: Any, lab_server: Server) -> None:
+    nb = _open(page, lab_server, "preview-typing.ipynb")
+    assert nb.command("mechnb:preview")["status"] == "ok"
+    page.locator(".jp-mechnb-preview-page canvas").first.wait_for(timeout=30_000)
+    nb.select(5)
+    page.keyboard.press("Enter")  # edit the paragraph
+    page.locator(".jp-Cell.jp-mod-active .cm-content").wait_for()
+    page.keyboard.press("Control+End")
+    page.evaluate(_WATCH)
+    page.keyboard.type(" " + _TYPED, delay=25)
+    page.evaluate("() => clearInterval(window.__mechLoop)")
+    builds = page.evaluate("() => window.__mechBuilds")
+    page.wait_for_function("() => document.querySelector('.jp-mechnb-preview')"
+                           ".dataset.state !== 'building'", timeout=30_000)
+    page.keyboard.press("Escape")
+    text = nb.eval("return panel.content.model.cells.get(5).sharedModel.getSource();")
+    assert text.endswith(" " + _TYPED), text[-200:]
+    assert builds >= 2, "no build ran while the test typed"
+    delays = sorted(page.evaluate("() => window.__mechDelays"))
+    assert len(delays) >= len(_TYPED)
+    p95 = delays[int(0.95 * (len(delays) - 1))]
+    print(f"keystroke -> screen during builds ({builds} builds, {len(delays)} keys): "
+          f"median {delays[len(delays) // 2]:.0f} ms, p95 {p95:.0f} ms, max {delays[-1]:.0f} ms")

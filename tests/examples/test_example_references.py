@@ -1,8 +1,9 @@
-"""The references of the failure and expressivity example papers: at least ten, every one cited
-in the text and carrying an identifier a reader can resolve (an arXiv id or a DOI)."""
+"""The references of every example paper: at least ten, every one cited in the text and carrying
+an identifier a reader can resolve (an arXiv id or a DOI)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -12,8 +13,9 @@ from mechnb.checker.document import Document
 from mechnb.notebook import read_paper
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent.parent / "notebooks"
-PAPERS = {"failure_paper.ipynb": "failure_paper.bib",
-          "expressivity_paper_zh.ipynb": "expressivity_paper_zh.bib"}
+PAPERS = {path.name: meta["bibliography"] for path in sorted(NOTEBOOKS.glob("*.ipynb"))
+          if (meta := json.loads(path.read_text("utf-8"))["metadata"].get("mechnb", {}))
+          .get("paper_type")}
 
 _ENTRY = re.compile(r"@(\w+)\s*\{\s*([^,\s]+)\s*,(.*?)\n\}", re.S)
 _FIELD = re.compile(r"^\s*(\w+)\s*=\s*\{(.*)\},?\s*$", re.M)
@@ -27,6 +29,11 @@ def _entries(bib: Path) -> dict[str, dict[str, str]]:
         fields = {name.lower(): value.strip() for name, value in _FIELD.findall(body)}
         entries[key] = {"kind": kind.lower(), **fields}
     return entries
+
+
+def test_every_example_paper_has_a_bibliography() -> None:
+    assert set(PAPERS) >= {"example_paper.ipynb", "example_paper_zh.ipynb", "failure_paper.ipynb",
+                           "expressivity_paper_zh.ipynb"}
 
 
 @pytest.mark.parametrize("notebook", sorted(PAPERS))

@@ -1,0 +1,48 @@
+"""The writing desk in a real browser (issue 22): what the browser tests measure, as one table.
+
+Runs the measuring browser tests (Debian Chromium, a real JupyterLab / Notebook 7 server) and
+reports the numbers they print: inserting a theorem's cells with and without real-time
+collaboration (keypress to cells visible; target at most 150 ms), save to preview updated, and
+the delay from a keystroke to the next frame while builds run (target: p95 under 100 ms).
+Skipped where Chromium or TeX Live is missing (``make test`` installs both). Runs under
+``make bench`` or alone: ``python benchmarks/bench_desk.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTS = ["tests/browser/test_insertion.py::test_theorem_magic_inserts_cells_in_jupyterlab",
+         "tests/browser/test_insertion.py::test_theorem_magic_inserts_cells_in_notebook7",
+         "tests/browser/test_insertion.py::test_theorem_magic_inserts_cells_with_rtc_in_jupyterlab",
+         "tests/browser/test_insertion.py::test_theorem_magic_inserts_cells_with_rtc_in_notebook7",
+         "tests/browser/test_preview.py::test_preview_builds_rebuilds_on_save_and_syncs",
+         "tests/browser/test_preview.py::test_typing_during_builds_loses_no_keystroke"]
+LINES = re.compile(r"(latency [\w-]+: .*|save -> preview updated: .*|"
+                   r"keystroke -> screen during builds [^\n]*)", re.M)
+
+
+def run(report: Callable[[str, str], None]) -> None:
+    if not Path("/usr/bin/chromium").exists() or shutil.which("pdflatex") is None:
+        report("desk (browser)", "skipped: Chromium or TeX Live is missing (make test)")
+        return
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
+                           *TESTS], cwd=ROOT, capture_output=True, text=True, check=False)
+    found = LINES.findall(done.stdout)
+    if done.returncode != 0 or not found:
+        report("desk (browser)", f"failed (pytest exit {done.returncode}); run the tests above")
+    for line in found:
+        name, _, value = line.partition(": ")
+        if name.startswith("keystroke"):
+            name, value = line.split(": ", 1)
+        report(f"desk, {name}", value)
+
+
+if __name__ == "__main__":
+    run(lambda name, value: print(f"{name}: {value}"))
