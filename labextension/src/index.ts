@@ -35,6 +35,7 @@ import {
 } from './cells';
 import { CommandIDs } from './commands';
 import { markCells, placeCursor } from './markers';
+import { saveOnce } from './save';
 import { MovesPanel } from './moves';
 import { paperPlugin } from './paper';
 import { ArgumentMapPanel } from './argmap';
@@ -207,7 +208,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
           const path = target.context.path;
           try {
             if (save && target.context.model.dirty) {
-              await target.context.save();
+              await saveOnce(target.context);
             }
             const result = await requestAPI<IFinding[]>(
               `check?path=${encodeURIComponent(path)}`
@@ -423,7 +424,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       };
       try {
         if (panel.context.model.dirty) {
-          await panel.context.save();
+          await saveOnce(panel.context);
         }
         const result = await requestAPI<IExportResult>('export', {
           method: 'POST',
@@ -636,7 +637,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
           return;
         }
         if (panel.context.model.dirty) {
-          await panel.context.save();
+          await saveOnce(panel.context);
         }
         let view = maps.get(panel.id);
         if (!view || view.isDisposed) {

@@ -10,6 +10,7 @@ import { Widget } from '@lumino/widgets';
 import * as pdfjs from 'pdfjs-dist';
 
 import { IFinding, requestAPI } from './api';
+import { saveOnce } from './save';
 import { mechnbIcon } from './sidebar';
 
 // The worker is emitted by webpack as an asset of the extension and loaded from there: pdf.js
@@ -124,12 +125,9 @@ export class PreviewPanel extends Widget {
   async build(): Promise<IPreviewResult | null> {
     const context = this.notebook.context;
     if (context.model.dirty) {
-      // One save at a time: a second save started while the first is on its way finds the
-      // file newer than it knows and JupyterLab asks "changed on disk: overwrite or revert?",
-      // a dialog that takes the keys being typed (a Rebuild click during a save did that).
+      // one save at a time (a Rebuild during a save once raised the "changed on disk" dialog)
       this._setStatus('building', 'Saving…');
-      this._saving ??= context.save().finally(() => (this._saving = null));
-      await this._saving;
+      await saveOnce(context);
       window.clearTimeout(this._timer); // this build is the one the save asked for
     }
     const ticket = ++this._ticket;
@@ -438,7 +436,6 @@ export class PreviewPanel extends Widget {
   private _last: IPreviewResult | null = null;
   private _scale = 1.2;
   private _fit = true;
-  private _saving: Promise<void> | null = null;
   private _resizeTimer = 0;
   private _ticket = 0;
   private _timer = 0;
