@@ -93,8 +93,9 @@ def test_arxiv_bundle_compiles_with_pdflatex_in_an_empty_directory(stem: str,
     text = pdf_text(empty / f"{stem}.pdf")
     if text is not None:
         assert "??" not in text
-        assert ("When Does an Induction Head Start to Copy" in text) if stem == "example_paper" else (
-            "归纳头何时开始复制" in text)
+        title = ("When Does an Induction Head Start to Copy" if stem == "example_paper"
+                 else "归纳头何时开始复制")
+        assert title in text
 
 
 @pytest.mark.parametrize("stem, mode", [("example_paper", 1), ("example_paper_zh", 5)])
