@@ -6,29 +6,10 @@ is written with nbformat and executed with nbclient, so its outputs (figures, ta
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import nbformat
-from nbclient import NotebookClient
+from nbbuild import HERE, code, execute_and_write, md, notebook, output_dir
 
-HERE = Path(__file__).resolve().parent
 OUT = HERE / "example_paper.ipynb"
-
-
-def md(source: str, role: str | None = None, **fields: object) -> nbformat.NotebookNode:
-    cell = nbformat.v4.new_markdown_cell(source.strip("\n"))
-    if role:
-        cell.metadata["mechnb"] = {"role": role, **fields}
-        cell.metadata["tags"] = [f"mech:{role}"]
-    return cell
-
-
-def code(source: str, role: str | None = None, **fields: object) -> nbformat.NotebookNode:
-    cell = nbformat.v4.new_code_cell(source.strip("\n"))
-    if role:
-        cell.metadata["mechnb"] = {"role": role, **fields}
-        cell.metadata["tags"] = [f"mech:{role}"]
-    return cell
 
 
 LABELS = {
@@ -668,24 +649,13 @@ META = {
 
 
 def build(lang: str = "en") -> nbformat.NotebookNode:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = CELLS if lang == "en" else CELLS_ZH
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}
-    nb.metadata["mechnb"] = {
-        **META[lang],
-        "lang": lang,
-        "paper_type": "dynamics",
-        "bibliography": "example_paper.bib",
-    }
-    return nb
+    return notebook(CELLS if lang == "en" else CELLS_ZH,
+                    {**META[lang], "lang": lang, "paper_type": "dynamics",
+                     "bibliography": "example_paper.bib"})
 
 
 if __name__ == "__main__":
-    for lang, out in (("en", OUT), ("zh", HERE / "example_paper_zh.ipynb")):
-        notebook = build(lang)
-        NotebookClient(notebook, timeout=300, kernel_name="python3",
-                       resources={"metadata": {"path": str(HERE)}}).execute()
-        nbformat.validate(notebook)
-        nbformat.write(notebook, out)
-        print(f"wrote {out}")
+    folder = output_dir("Build and execute example_paper.ipynb and example_paper_zh.ipynb.")
+    for lang, name in (("en", OUT.name), ("zh", "example_paper_zh.ipynb")):
+        execute_and_write(build(lang), folder / name, timeout=300)
+        print(f"wrote {folder / name}")

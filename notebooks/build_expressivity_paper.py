@@ -5,7 +5,7 @@ Run with the project's venv: ``.venv/bin/python notebooks/build_expressivity_pap
 
 from __future__ import annotations
 
-from nbbuild import HERE, code, execute_and_write, md, notebook
+from nbbuild import HERE, code, execute_and_write, md, notebook, output_dir
 
 OUT = HERE / "expressivity_paper_zh.ipynb"
 
@@ -385,5 +385,6 @@ def build():  # type: ignore[no-untyped-def]
 
 
 if __name__ == "__main__":
-    execute_and_write(build(), OUT)
-    print(f"wrote {OUT}")
+    target = output_dir(f"Build and execute {OUT.name}, the expressivity example paper (Chinese).") / OUT.name
+    execute_and_write(build(), target)
+    print(f"wrote {target}")

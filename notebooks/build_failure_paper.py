@@ -5,7 +5,7 @@ Run with the project's venv: ``.venv/bin/python notebooks/build_failure_paper.py
 
 from __future__ import annotations
 
-from nbbuild import HERE, code, execute_and_write, md, notebook
+from nbbuild import HERE, code, execute_and_write, md, notebook, output_dir
 
 OUT = HERE / "failure_paper.ipynb"
 
@@ -541,5 +541,6 @@ def build():  # type: ignore[no-untyped-def]
 
 
 if __name__ == "__main__":
-    execute_and_write(build(), OUT)
-    print(f"wrote {OUT}")
+    target = output_dir(f"Build and execute {OUT.name}, the failure example paper.") / OUT.name
+    execute_and_write(build(), target)
+    print(f"wrote {target}")

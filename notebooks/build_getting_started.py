@@ -6,7 +6,7 @@ writes its small draft paper under ``build/tour/`` next to the notebook (git-ign
 
 from __future__ import annotations
 
-from nbbuild import HERE, code, execute_and_write, md, notebook
+from nbbuild import HERE, code, execute_and_write, md, notebook, output_dir
 
 OUT = HERE / "getting-started.ipynb"
 
@@ -212,5 +212,6 @@ def build():  # type: ignore[no-untyped-def]
 
 
 if __name__ == "__main__":
-    execute_and_write(build(), OUT, live_only=("%mech phrases",))
-    print(f"wrote {OUT}")
+    target = output_dir(f"Build and execute {OUT.name}, the getting-started tour.") / OUT.name
+    execute_and_write(build(), target, live_only=("%mech phrases",))
+    print(f"wrote {target}")

@@ -6,6 +6,8 @@ table in the saved notebook is computed by a real kernel.
 
 from __future__ import annotations
 
+import argparse
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -47,13 +49,29 @@ def notebook(cells: list[nbformat.NotebookNode], meta: dict[str, Any]) -> nbform
     return nb
 
 
+def output_dir(description: str) -> Path:
+    """The folder to write into: ``notebooks/`` itself, or ``--out-dir DIR`` (``make demo``
+    builds every example afresh in ``build/examples/`` and leaves the committed ones alone)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out-dir", type=Path, default=HERE,
+                        help="where to write the executed notebook(s) (default: notebooks/)")
+    out = parser.parse_args().out_dir.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
 def execute_and_write(nb: nbformat.NotebookNode, out: Path, timeout: int = 120,
                       live_only: tuple[str, ...] = ()) -> None:
     """Run every cell in a fresh kernel (working directory: the notebook's folder) and save.
 
+    Outside ``notebooks/``, the notebook's bibliography is copied beside it first.
+
     Cells whose source starts with one of ``live_only`` run, but their outputs are not saved:
     they are interactive widgets whose saved state would be large and dead without a kernel.
     """
+    bib = nb.metadata.get("mechnb", {}).get("bibliography")
+    if bib and out.parent != HERE:
+        shutil.copy(HERE / bib, out.parent / bib)
     NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=not live_only,
                    record_timing=False,
                    resources={"metadata": {"path": str(out.parent)}}).execute()

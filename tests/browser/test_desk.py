@@ -111,3 +111,44 @@ def test_argument_map_panel_is_readable_zoomable_and_plain(page: Any, lab_server
     svg.locator(".node[data-mechnb-cell-index='4']").first.click()
     page.wait_for_function("() => { const w = window.jupyterapp.shell.currentWidget;"
                            " return w.content && w.content.activeCellIndex === 4; }")
+
+
+@pytest.mark.tex
+def test_export_toast_and_findings_in_notebook7(page: Any, notebook_server: Server) -> None:
+    """Notebook 7: the same toast (what happened, errors and undefined references first) and its
+    "Show findings" opens the Findings panel on the right with the unresolved reference."""
+    if not (shutil.which("latexmk") and shutil.which("pdflatex")):
+        pytest.skip("TeX Live is not installed (`make tex`)")
+    _with_missing_reference(notebook_server, "desk-nb7.ipynb")
+    nb = NotebookPage(page, notebook_server, "desk-nb7.ipynb").open()
+    nb.command("mechnb:export-paper")
+    toast = page.locator(".Toastify__toast", has_text="desk-nb7.tex and")
+    toast.wait_for(timeout=120_000)
+    assert "1 undefined reference" in toast.inner_text()
+    assert toast.get_by_role("button", name="Open PDF").is_visible()
+    toast.get_by_role("button", name="Show findings").click()
+    finding = page.locator(".jp-mechnb-finding", has_text="lem:missing")
+    finding.first.wait_for(timeout=30_000)
+    assert finding.first.is_visible()
+    # the cell that cites it is marked
+    page.locator(".jp-Cell.mechnb-finding-error, .jp-Cell.mechnb-finding-warning").first.wait_for()
+
+
+def test_argument_map_and_findings_groups_in_notebook7(page: Any,
+                                                       notebook_server: Server) -> None:
+    notebook_server.copy_fixture("seeded_defect.ipynb", "map-nb7.ipynb")
+    nb = NotebookPage(page, notebook_server, "map-nb7.ipynb").open()
+    nb.command("mechnb:argument-map")
+    svg = page.locator(".jp-mechnb-argmap-panel svg.mechnb-argmap")
+    svg.wait_for()
+    size = page.evaluate("() => { const t = document.querySelector("
+                         "'.jp-mechnb-argmap-panel .node .head');"
+                         " return t.getBoundingClientRect().height; }")
+    assert size >= 10, size
+    tips = svg.locator(".node.open > title").all_text_contents()
+    assert tips and all("$" not in t and "\\" not in t for t in tips)
+    nb.select(0)
+    nb.command("mechnb:check-argument")
+    groups = page.locator(".jp-mechnb-findings-group")
+    groups.first.wait_for()
+    assert groups.first.inner_text().startswith("Errors")
