@@ -59,7 +59,16 @@ def test_preview_builds_rebuilds_on_save_and_syncs(page: Any, request: pytest.Fi
     # beside the notebook, not over it: both visible
     assert nb.notebook.is_visible() and view.is_visible()
 
-    # a save rebuilds: one TeX pass on the previous .aux; the new text is in the new PDF
+    # a save rebuilds: one TeX pass on the previous .aux; the new text is in the new PDF, and
+    # the reader stays where they were on the page
+    pages = ".jp-mechnb-preview-pages"
+    for _ in range(4):  # zoomed in, the page is taller than the panel
+        view.get_by_role("button", name="+").click()
+    page.wait_for_function(f"() => document.querySelector('{pages}').scrollHeight > "
+                           f"document.querySelector('{pages}').clientHeight + 300")
+    page.evaluate(f"() => {{ document.querySelector('{pages}').scrollTop = 240; }}")
+    top = page.evaluate(f"() => document.querySelector('{pages}').scrollTop")
+    assert top > 200, "the preview should be taller than its panel"
     before = _version(page)
     _set_source(nb, 5, "A sentence typed in the browser after the first build.")
     saved_at = time.perf_counter()
@@ -69,6 +78,7 @@ def test_preview_builds_rebuilds_on_save_and_syncs(page: Any, request: pytest.Fi
                            arg=before, timeout=30_000)
     print(f"save -> preview updated: {time.perf_counter() - saved_at:.2f} s")
     assert "one TeX pass" in view.locator(".jp-mechnb-preview-status").inner_text()
+    assert abs(page.evaluate(f"() => document.querySelector('{pages}').scrollTop") - top) <= 2
 
     # cell -> PDF: the theorem's place is marked
     nb.select(3)
