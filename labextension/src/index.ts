@@ -40,6 +40,13 @@ import { MovesPanel } from './moves';
 import { paperPlugin } from './paper';
 import { ArgumentMapPanel } from './argmap';
 import { IPreviewResult, ISource, placeOf, PreviewPanel } from './preview';
+import {
+  PREVIEW_FACTORY,
+  PreviewFactory,
+  PreviewMessage,
+  previewChannel,
+  tell
+} from './previewtab';
 import { FindingsPanel, WidgetHost } from './sidebar';
 
 /** The role a typed or picked entry names: the item itself ("theorem — …"), a role name, or
@@ -286,6 +293,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
       panel.context.saveState.connect((_, state) => {
         if (state === 'completed' && checked === panel && findings?.isAttached) {
           void runCheck(panel, false);
+        }
+        if (state === 'completed' && !labShell) {
+          tell({ type: 'saved', path: panel.context.path }); // Notebook 7's preview tab
         }
       });
       panel.disposed.connect(() => {
@@ -556,12 +566,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
       buildFound.set(panel, result.findings.filter(f => f.severity !== 'info'));
       showAll(panel);
     };
-    /** The preview of `panel` (opened beside it: split right in Lab, the right panel in
-     * Notebook 7, whose main area holds one document). */
+    /** The preview of `panel`, opened beside it (split right) in JupyterLab. */
     const openPreview = (panel: NotebookPanel): PreviewPanel => {
       let view = previews.get(panel.id);
       if (!view || view.isDisposed) {
-        view = new PreviewPanel(panel, { onSource: goToSource, onBuilt });
+        view = new PreviewPanel(panel.context, {
+          id: panel.id,
+          onSource: source => goToSource(panel, source),
+          onBuilt: result => onBuilt(panel, result)
+        });
         const created = view;
         previews.set(panel.id, view);
         view.disposed.connect(() => {
@@ -571,16 +584,50 @@ const plugin: JupyterFrontEndPlugin<void> = {
         });
       }
       if (!view.isAttached) {
-        if (labShell) {
-          app.shell.add(view, 'main', { mode: 'split-right', ref: panel.id });
-          app.shell.activateById(panel.id);
-        } else {
-          showRight(app, view, 800);
-        }
-      } else if (!labShell) {
-        showRight(app, view, 800);
+        app.shell.add(view, 'main', { mode: 'split-right', ref: panel.id });
+        app.shell.activateById(panel.id);
       }
       return view;
+    };
+
+    // Notebook 7 shows one document per browser tab: the preview opens in a tab of its own
+    // (previewtab.ts) and the two tabs talk over a BroadcastChannel.
+    const previewTabs = new Set<string>(); // notebooks whose preview tab has said hello
+    if (!labShell) {
+      app.docRegistry.addWidgetFactory(new PreviewFactory());
+      previewChannel().addEventListener('message', (event: MessageEvent<PreviewMessage>) => {
+        const message = event.data;
+        const panel = message && tracker.find(p => p.context.path === message.path);
+        if (message?.type === 'hello') {
+          previewTabs.add(message.path);
+        } else if (message?.type === 'bye') {
+          previewTabs.delete(message.path);
+        }
+        if (!panel) {
+          return;
+        }
+        if (message.type === 'source') {
+          window.focus();
+          goToSource(panel, message.source);
+        } else if (message.type === 'built') {
+          onBuilt(panel, message.result);
+        }
+      });
+    }
+    const openPreviewTab = async (panel: NotebookPanel): Promise<{ status: string }> => {
+      if (previewTabs.has(panel.context.path)) {
+        if (panel.context.model.dirty) {
+          await saveOnce(panel.context); // the tab rebuilds on the save
+        } else {
+          tell({ type: 'saved', path: panel.context.path });
+        }
+        return { status: 'shown' };
+      }
+      await app.commands.execute('docmanager:open', {
+        path: panel.context.path,
+        factory: PREVIEW_FACTORY
+      });
+      return { status: 'opened' };
     };
 
     app.commands.addCommand(CommandIDs.preview, {
@@ -591,6 +638,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
         const panel = current();
         if (!panel) {
           return null;
+        }
+        if (!labShell) {
+          return openPreviewTab(panel);
         }
         return openPreview(panel).build();
       }
@@ -607,14 +657,25 @@ const plugin: JupyterFrontEndPlugin<void> = {
           return null;
         }
         const index = panel.content.activeCellIndex;
+        const editing = panel.content.mode === 'edit' && cell.editor;
+        const line = editing ? (cell.editor!.getCursorPosition().line + 1) : null;
+        if (!labShell) {
+          if (!previewTabs.has(panel.context.path)) {
+            await openPreviewTab(panel); // its first build, then the place
+            return null;
+          }
+          const place = await placeOf(panel.context.path, index, line);
+          if (place) {
+            tell({ type: 'reveal', path: panel.context.path, place });
+          }
+          return place;
+        }
         const existing = previews.get(panel.id);
         const view = openPreview(panel);
         if (!existing || !view.lastResult) {
           await view.build();
         }
-        const editing = panel.content.mode === 'edit' && cell.editor;
-        const line = editing ? (cell.editor!.getCursorPosition().line + 1) : null;
-        const place = await placeOf(panel, index, line);
+        const place = await placeOf(panel.context.path, index, line);
         if (place) {
           view.reveal(place);
         } else {

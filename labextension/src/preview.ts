@@ -4,7 +4,8 @@
  */
 import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { URLExt } from '@jupyterlab/coreutils';
-import { NotebookPanel } from '@jupyterlab/notebook';
+import { DocumentRegistry } from '@jupyterlab/docregistry';
+import { INotebookModel } from '@jupyterlab/notebook';
 import { ServerConnection } from '@jupyterlab/services';
 import { Widget } from '@lumino/widgets';
 import * as pdfjs from 'pdfjs-dist';
@@ -64,16 +65,13 @@ interface IPending {
  */
 export class PreviewPanel extends Widget {
   constructor(
-    panel: NotebookPanel,
-    options: {
-      onSource: (panel: NotebookPanel, source: ISource) => void;
-      onBuilt: (panel: NotebookPanel, result: IPreviewResult) => void;
-    }
+    context: DocumentRegistry.IContext<INotebookModel>,
+    options: PreviewPanel.IOptions
   ) {
     super();
-    this.notebook = panel;
+    this.context = context;
     this._options = options;
-    this.id = `jp-mechnb-preview-${panel.id}`;
+    this.id = `jp-mechnb-preview-${options.id}`;
     this.addClass('jp-mechnb-preview');
     this.title.icon = mechnbIcon;
     this.title.closable = true;
@@ -94,12 +92,14 @@ export class PreviewPanel extends Widget {
     this._pages.className = 'jp-mechnb-preview-pages';
     this._pages.addEventListener('click', event => void this._onClick(event));
     this.node.append(bar, this._banner, this._pages);
-    panel.context.saveState.connect(this._onSave, this);
-    panel.context.pathChanged.connect(this._setTitle, this);
-    panel.disposed.connect(() => this.dispose());
+    context.saveState.connect(this._onSave, this);
+    context.pathChanged.connect(this._setTitle, this);
+    context.disposed.connect(() => this.dispose());
   }
 
-  readonly notebook: NotebookPanel;
+  /** The notebook's document context (shared with its panel in JupyterLab; in Notebook 7's
+   * preview tab, a context of its own whose saves happen in the notebook's tab). */
+  readonly context: DocumentRegistry.IContext<INotebookModel>;
 
   /** The result of the last build that finished (not superseded). */
   get lastResult(): IPreviewResult | null {
@@ -116,14 +116,14 @@ export class PreviewPanel extends Widget {
       return;
     }
     window.clearTimeout(this._timer);
-    this.notebook.context.saveState.disconnect(this._onSave, this);
+    this.context.saveState.disconnect(this._onSave, this);
     void this._doc?.destroy();
     super.dispose();
   }
 
   /** Build now (saving first if the notebook has unsaved edits). */
   async build(): Promise<IPreviewResult | null> {
-    const context = this.notebook.context;
+    const context = this.context;
     if (context.model.dirty) {
       // one save at a time (a Rebuild during a save once raised the "changed on disk" dialog)
       this._setStatus('building', 'Saving…');
@@ -151,7 +151,7 @@ export class PreviewPanel extends Widget {
         return null; // a newer save took over
       }
       this._last = result;
-      this._options.onBuilt(this.notebook, result);
+      this._options.onBuilt(result);
       if (result.status === 'ok') {
         await this._load(result);
         const how = result.passes === 'one' ? 'one TeX pass' : 'full build';
@@ -219,9 +219,13 @@ export class PreviewPanel extends Widget {
   }
 
   private _onSave(_: unknown, state: string): void {
-    if (state !== 'completed') {
-      return;
+    if (state === 'completed') {
+      this.scheduleBuild();
     }
+  }
+
+  /** Build after the debounce; a build still running is superseded (its reply is dropped). */
+  scheduleBuild(): void {
     this._ticket++; // a build still running is superseded now
     window.clearTimeout(this._timer);
     this._timer = window.setTimeout(() => void this.build(), DEBOUNCE_MS);
@@ -235,7 +239,7 @@ export class PreviewPanel extends Widget {
     const url = URLExt.join(
       settings.baseUrl,
       'mechnb',
-      `preview?path=${encodeURIComponent(this.notebook.context.path)}`
+      `preview?path=${encodeURIComponent(this.context.path)}`
     );
     const response = await ServerConnection.makeRequest(url, {}, settings);
     if (!response.ok) {
@@ -307,11 +311,11 @@ export class PreviewPanel extends Widget {
     const x = (event.clientX - box.left) / this._scale;
     const y = (event.clientY - box.top) / this._scale;
     const query =
-      `synctex?path=${encodeURIComponent(this.notebook.context.path)}` +
+      `synctex?path=${encodeURIComponent(this.context.path)}` +
       `&page=${holder.dataset.page}&x=${x.toFixed(1)}&y=${y.toFixed(1)}`;
     try {
       const source = await requestAPI<ISource>(query);
-      this._options.onSource(this.notebook, source);
+      this._options.onSource(source);
     } catch {
       // outside any cell (title, references): nothing to jump to
     }
@@ -336,7 +340,7 @@ export class PreviewPanel extends Widget {
       const where = finding.cell === null ? 'notebook' : `cell ${finding.cell + 1}`;
       row.textContent = `${where}: ${finding.code} ${finding.message}`;
       row.addEventListener('click', () =>
-        this._options.onSource(this.notebook, {
+        this._options.onSource({
           cell: finding.cell ?? 0,
           cell_id: finding.cell_id,
           line: finding.line
@@ -357,7 +361,7 @@ export class PreviewPanel extends Widget {
 
   /** `mechnb trust` in a dialog: the items with their content, then approve and rebuild. */
   private async _review(): Promise<void> {
-    const path = this.notebook.context.path;
+    const path = this.context.path;
     const found = await requestAPI<{ refused: unknown[]; pending: IPending[] }>(
       `trust?path=${encodeURIComponent(path)}`
     );
@@ -409,9 +413,9 @@ export class PreviewPanel extends Widget {
   }
 
   private _setTitle(): void {
-    const name = this.notebook.context.path.split('/').pop() ?? '';
+    const name = this.context.path.split('/').pop() ?? '';
     this.title.label = `Preview: ${name}`;
-    this.title.caption = `mechnb: PDF of ${this.notebook.context.path}, rebuilt on save`;
+    this.title.caption = `mechnb: PDF of ${this.context.path}, rebuilt on save`;
   }
 
   private _button(label: string, title: string, onClick: () => void): HTMLButtonElement {
@@ -424,10 +428,7 @@ export class PreviewPanel extends Widget {
     return button;
   }
 
-  private _options: {
-    onSource: (panel: NotebookPanel, source: ISource) => void;
-    onBuilt: (panel: NotebookPanel, result: IPreviewResult) => void;
-  };
+  private _options: PreviewPanel.IOptions;
   private _status: HTMLElement;
   private _banner: HTMLElement;
   private _pages: HTMLElement;
@@ -442,18 +443,29 @@ export class PreviewPanel extends Widget {
   private _idle: Promise<void> = Promise.resolve();
 }
 
+export namespace PreviewPanel {
+  export interface IOptions {
+    /** Makes the widget's id (`jp-mechnb-preview-<id>`). */
+    id: string;
+    /** A click in the PDF (or on a problem of the banner) named this cell and line. */
+    onSource: (source: ISource) => void;
+    /** A build finished (its findings go to the cells and the Findings panel). */
+    onBuilt: (result: IPreviewResult) => void;
+  }
+}
+
 function clock(seconds: number | null): string {
   return seconds ? new Date(seconds * 1000).toLocaleTimeString() : '?';
 }
 
 /** Where a cell landed in the preview (null: not in it). */
 export async function placeOf(
-  panel: NotebookPanel,
+  path: string,
   cell: number,
   line: number | null
 ): Promise<IPlace | null> {
   const query =
-    `synctex?path=${encodeURIComponent(panel.context.path)}&cell=${cell}` +
+    `synctex?path=${encodeURIComponent(path)}&cell=${cell}` +
     (line ? `&line=${line}` : '');
   try {
     return await requestAPI<IPlace>(query);

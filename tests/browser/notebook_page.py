@@ -85,6 +85,11 @@ class NotebookPage:
         self.select(0)
         self.page.keyboard.press("Control+s")
         self.page.wait_for_function(panel_js("return !panel.context.model.dirty;"))
+        for _ in range(50):  # a save still being written (the file is empty for a moment)
+            try:
+                return self.on_disk()
+            except json.JSONDecodeError:
+                self.page.wait_for_timeout(100)
         return self.on_disk()
 
     def on_disk(self) -> dict[str, Any]:

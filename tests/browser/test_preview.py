@@ -138,13 +138,44 @@ def test_blocked_build_offers_review_and_approve(page: Any, lab_server: Server) 
                            ".dataset.state === 'ok'", timeout=30_000)
 
 
-def test_preview_in_notebook7(page: Any, notebook_server: Server) -> None:
+def test_preview_in_notebook7_opens_its_own_tab(page: Any, notebook_server: Server) -> None:
+    """Notebook 7 shows one document per browser tab: the preview opens in a tab of its own,
+    rebuilds when the notebook's tab saves, and SyncTeX goes both ways between the tabs."""
     nb = _open(page, notebook_server, "preview-nb7.ipynb")
-    result = nb.command("mechnb:preview")
-    assert result["status"] == "ok"
-    page.locator(".jp-mechnb-preview-page canvas").first.wait_for(timeout=30_000)
-    page.wait_for_function(f"() => ({_INK})() > 2000")
-    assert nb.notebook.is_visible()
+    with page.context.expect_page(timeout=30_000) as opened:
+        result = nb.command("mechnb:preview")
+    assert result["status"] == "opened"
+    tab = opened.value
+    tab.locator(".jp-mechnb-preview-page canvas").first.wait_for(timeout=60_000)
+    tab.wait_for_function(f"() => ({_INK})() > 2000")
+    assert "/edit/preview-nb7.ipynb" in tab.url and "factory=" in tab.url
+    assert nb.notebook.is_visible()  # the notebook's own tab still shows the notebook
+
+    # a save in the notebook's tab rebuilds the preview in the other tab
+    before = str(tab.locator(".jp-mechnb-preview").get_attribute("data-version"))
+    _set_source(nb, 5, "A sentence typed in Notebook 7 after the first build.")
+    nb.save()
+    tab.wait_for_function("(v) => { const n = document.querySelector('.jp-mechnb-preview');"
+                          " return n.dataset.version !== v && n.dataset.state === 'ok'; }",
+                          arg=before, timeout=30_000)
+
+    # cell -> PDF: the theorem's place is marked in the preview's tab
+    nb.select(3)
+    place = nb.command("mechnb:show-in-pdf")
+    assert place and place["page"] == 1
+    tab.locator(".jp-mechnb-preview-mark").wait_for()
+
+    # PDF -> cell: a click on the theorem in the preview's tab selects it in the notebook's tab
+    nb.select(0)
+    scale = tab.evaluate("() => { const p = document.querySelector('.jp-mechnb-preview-page');"
+                         " return p.getBoundingClientRect().width / 612; }")
+    tab.locator(".jp-mechnb-preview-page").nth(place["page"] - 1).click(
+        position={"x": (place["x"] + 20) * scale, "y": (place["y"] + place["height"] / 2) * scale})
+    page.wait_for_function(panel_js("return panel.content.activeCellIndex === 3;"))
+
+    # asked again, the open tab rebuilds rather than a second tab opening
+    assert nb.command("mechnb:preview")["status"] == "shown"
+    tab.close()
 
 
 _TYPED = "Typed while the preview builds: every keystroke must arrive, in order, 0123456789."
