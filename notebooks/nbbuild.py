@@ -7,6 +7,7 @@ table in the saved notebook is computed by a real kernel.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,10 @@ from nbclient import NotebookClient
 from mechnb.notebook import role_metadata
 
 HERE = Path(__file__).resolve().parent
+
+SINGLE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                         "MKL_NUM_THREADS")}
+"""The kernels run with one BLAS thread: the same numbers on any machine (the papers say so)."""
 
 
 def md(source: str, role: str | None = None, **fields: Any) -> nbformat.NotebookNode:
@@ -69,6 +74,7 @@ def execute_and_write(nb: nbformat.NotebookNode, out: Path, timeout: int = 120,
     Cells whose source starts with one of ``live_only`` run, but their outputs are not saved:
     they are interactive widgets whose saved state would be large and dead without a kernel.
     """
+    os.environ.update(SINGLE_THREAD)  # inherited by the kernel nbclient starts
     bib = nb.metadata.get("mechnb", {}).get("bibliography")
     if bib and out.parent != HERE:
         shutil.copy(HERE / bib, out.parent / bib)

@@ -81,7 +81,8 @@ def test_every_example_paper_is_tested() -> None:
 
 
 @pytest.mark.parametrize("source", PAPERS, ids=lambda p: p.stem)
-def test_example_paper_reruns_checks_and_compiles(tmp_path: Path, source: Path) -> None:
+def test_example_paper_reruns_checks_and_compiles(tmp_path: Path, source: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     if shutil.which("latexmk") is None or shutil.which("xelatex") is None:
         pytest.skip("TeX Live (latexmk, xelatex) is not installed")
     import nbformat
@@ -97,6 +98,8 @@ def test_example_paper_reruns_checks_and_compiles(tmp_path: Path, source: Path) 
     for cell in nb.cells:  # start from nothing: every output must be computed again
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.setenv(name, "1")  # as the builders run them (one thread)
     NotebookClient(nb, timeout=120, kernel_name="python3",
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     path = tmp_path / source.name
