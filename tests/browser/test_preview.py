@@ -38,6 +38,22 @@ def _set_source(nb: NotebookPage, index: int, text: str) -> None:
             {"i": index, "t": text})
 
 
+def _synctex_both_ways(page: Any, nb: NotebookPage, view: Any) -> None:
+    """Cell -> PDF: the theorem's place is marked in the preview (shown by ``view``, a browser
+    page); PDF -> cell: a click there selects the theorem's cell (4, index 3) in ``page``."""
+    nb.select(3)
+    place = nb.command("mechnb:show-in-pdf")
+    assert place and place["page"] == 1
+    view.locator(".jp-mechnb-preview-mark").wait_for()
+    nb.select(0)
+    scale = view.evaluate("() => { const p = document.querySelector('.jp-mechnb-preview-page');"
+                          " return p.getBoundingClientRect().width / 612; }")
+    view.locator(".jp-mechnb-preview-page").nth(place["page"] - 1).click(
+        position={"x": (place["x"] + 20) * scale,
+                  "y": (place["y"] + place["height"] / 2) * scale})
+    page.wait_for_function(panel_js("return panel.content.activeCellIndex === 3;"))
+
+
 def _version(page: Any) -> str:
     return str(page.locator(".jp-mechnb-preview").get_attribute("data-version") or "")
 
@@ -80,20 +96,7 @@ def test_preview_builds_rebuilds_on_save_and_syncs(page: Any, request: pytest.Fi
     assert "one TeX pass" in view.locator(".jp-mechnb-preview-status").inner_text()
     assert abs(page.evaluate(f"() => document.querySelector('{pages}').scrollTop") - top) <= 2
 
-    # cell -> PDF: the theorem's place is marked
-    nb.select(3)
-    place = nb.command("mechnb:show-in-pdf")
-    assert place and place["page"] == 1
-    view.locator(".jp-mechnb-preview-mark").wait_for()
-
-    # PDF -> cell: a click on the theorem selects cell 4 (index 3)
-    nb.select(0)
-    scale = page.evaluate("() => { const p = document.querySelector('.jp-mechnb-preview-page');"
-                          " return p.getBoundingClientRect().width / 612; }")
-    holder = view.locator(".jp-mechnb-preview-page").nth(place["page"] - 1)
-    holder.click(position={"x": (place["x"] + 20) * scale,
-                           "y": (place["y"] + place["height"] / 2) * scale})
-    page.wait_for_function(panel_js("return panel.content.activeCellIndex === 3;"))
+    _synctex_both_ways(page, nb, page)
 
 
 def test_a_failed_build_is_marked_and_its_error_is_on_the_cell(page: Any,
@@ -159,19 +162,7 @@ def test_preview_in_notebook7_opens_its_own_tab(page: Any, notebook_server: Serv
                           " return n.dataset.version !== v && n.dataset.state === 'ok'; }",
                           arg=before, timeout=30_000)
 
-    # cell -> PDF: the theorem's place is marked in the preview's tab
-    nb.select(3)
-    place = nb.command("mechnb:show-in-pdf")
-    assert place and place["page"] == 1
-    tab.locator(".jp-mechnb-preview-mark").wait_for()
-
-    # PDF -> cell: a click on the theorem in the preview's tab selects it in the notebook's tab
-    nb.select(0)
-    scale = tab.evaluate("() => { const p = document.querySelector('.jp-mechnb-preview-page');"
-                         " return p.getBoundingClientRect().width / 612; }")
-    tab.locator(".jp-mechnb-preview-page").nth(place["page"] - 1).click(
-        position={"x": (place["x"] + 20) * scale, "y": (place["y"] + place["height"] / 2) * scale})
-    page.wait_for_function(panel_js("return panel.content.activeCellIndex === 3;"))
+    _synctex_both_ways(page, nb, tab)  # across the two browser tabs
 
     # asked again, the open tab rebuilds rather than a second tab opening
     assert nb.command("mechnb:preview")["status"] == "shown"
