@@ -86,7 +86,10 @@ def test_only_the_client_that_ran_the_cell_gets_the_cells(kernel: Any) -> None:
     roles = [c["metadata"]["mechnb"]["role"] for c in data["cells"]]
     assert roles[:2] == ["theorem", "interpretation"]
     assert data["cells"][0]["metadata"]["mechnb"]["label"] == "thm:z"
-    assert not [m for m in msgs if m["msg_type"] == "display_data"], "no fallback for a"
+    # a sees one line saying what was inserted, never the fallback (the cells as output)
+    shown_a = [m["content"] for m in msgs if m["msg_type"] == "display_data"]
+    assert [d["data"].keys() for d in shown_a] == [{"text/plain"}], "no fallback for a"
+    assert "2 cell(s) inserted below" in shown_a[0]["data"]["text/plain"]
 
     _drain(a)
     msgs = _run(b, "%mech theorem --label thm:w", "cell-magic-b")
