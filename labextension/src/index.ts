@@ -104,6 +104,15 @@ function relabelExportItem(mainMenu: IMainMenu): void {
   attempt();
 }
 
+/** " (2 errors, 1 undefined reference)" for a failed export's notification; "" if none. */
+function counted(errors: number, unresolved: number): string {
+  const parts = errors ? [`${errors} error${errors === 1 ? '' : 's'}`] : [];
+  if (unresolved) {
+    parts.push(`${unresolved} undefined reference${unresolved === 1 ? '' : 's'}`);
+  }
+  return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
 /** Add `widget` to the right side bar (JupyterLab and Notebook 7) and show it. */
 function showRight(app: JupyterFrontEnd, widget: Widget, rank: number): void {
   if (!widget.isAttached) {
@@ -461,7 +470,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
           Notification.update({
             id,
             type: 'error',
-            message: `Export failed: ${message}`,
+            message: `Export failed${counted(errors.length, unresolved)}: ${message}`,
             autoClose: false,
             actions: [
               ...(found.length ? [showFound] : []),

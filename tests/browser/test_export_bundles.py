@@ -54,8 +54,9 @@ def test_failed_bundle_check_is_shown(page: Any, lab_server: Server) -> None:
     _copy_paper(lab_server, "undefined_reference", "arxiv_bad")
     nb = NotebookPage(page, lab_server, "arxiv_bad/undefined_reference.ipynb").open()
     assert nb.command("mechnb:export-arxiv") is None  # the command resolves; the toast says why
-    toast = page.locator(".Toastify__toast", has_text="the arxiv bundle failed its check")
+    toast = page.locator(".Toastify__toast", has_text="Export failed")
     toast.wait_for(timeout=180_000)
+    assert "1 undefined reference" in toast.inner_text()  # counted with the errors
     toast.get_by_role("button", name="Show log").click()  # the whole log, findings and all
     page.locator(".jp-mechnb-export-log", has_text="MECH811 error undefined-reference").wait_for()
     assert not list((lab_server.root / "arxiv_bad").rglob("*.tar.gz"))
