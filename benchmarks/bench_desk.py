@@ -39,8 +39,6 @@ def run(report: Callable[[str, str], None]) -> None:
         report("desk (browser)", f"failed (pytest exit {done.returncode}); run the tests above")
     for line in found:
         name, _, value = line.partition(": ")
-        if name.startswith("keystroke"):
-            name, value = line.split(": ", 1)
         report(f"desk, {name}", value)
 
 
