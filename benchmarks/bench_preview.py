@@ -1,10 +1,11 @@
 """The paper preview (issue 22): save → new PDF, for the English and the Chinese example.
 
 For each example notebook (a scratch copy, the per-user cache in a scratch folder) it builds the
-preview once (the full latexmk cycle), then 7 times after editing one paragraph's text — what a
-save does — and reports the median of those rebuilds (target: at most 1.5 s for the English
-example on 2 CPUs; the English one compiles with pdfLaTeX, the Chinese one with XeLaTeX), the
-full build, and one edit that adds a label (the full cycle again). The browser's part (save,
+preview once (the full latexmk cycle; the preamble's format is then made in the background, and
+timed), then 7 times after editing one paragraph's text — what a save does — and reports the
+median of those rebuilds (target: at most 1.5 s for the English example on 2 CPUs; the English
+one compiles with pdfLaTeX from the format, the Chinese one with XeLaTeX, which has none), the
+full build, and one edit that adds a label (TeX passes until the ``.aux`` stands still). The browser's part (save,
 fetch, pdf.js drawing) is measured by ``tests/browser/test_preview.py`` (printed with ``-s``).
 Runs under ``make bench`` or alone: ``python benchmarks/bench_preview.py``.
 """
@@ -43,7 +44,7 @@ def run(report: Callable[[str, str], None]) -> None:
     if not (shutil.which("latexmk") and shutil.which("pdflatex") and shutil.which("xelatex")):
         report("preview", "skipped: TeX Live is not installed (make tex)")
         return
-    from mechnb.exporter.preview import build
+    from mechnb.exporter.preview import build, settle
 
     old_cache = os.environ.get("XDG_CACHE_HOME")
     with tempfile.TemporaryDirectory() as tmp:
@@ -58,6 +59,9 @@ def run(report: Callable[[str, str], None]) -> None:
                 shutil.copytree(NOTEBOOKS, work, ignore=shutil.ignore_patterns("build"))
                 path = work / f"{stem}.ipynb"
                 first = build(path)
+                t0 = time.perf_counter()
+                settle()  # the preamble's format, made after the first build
+                made = time.perf_counter() - t0
                 times, passes = [], []
                 for n in range(REBUILDS):
                     _edit(path, f"Edit number {n}.")
@@ -71,11 +75,13 @@ def run(report: Callable[[str, str], None]) -> None:
                 relabel = time.perf_counter() - t0
                 report(f"preview, {title}: rebuild after a text edit (median of {REBUILDS})",
                        f"{statistics.median(times):.2f} s ({passes.count('one')}/{REBUILDS} one "
-                       f"pass; target <= 1.5 s for English)")
+                       f"pass, max {max(times):.2f} s; target <= 1.5 s for English)")
                 report(f"preview, {title}: first (full) build",
                        f"{first.seconds:.2f} s ({first.status})")
+                report(f"preview, {title}: the preamble's format, made after it",
+                       f"{made:.2f} s (in the background)")
                 report(f"preview, {title}: rebuild after a new label",
-                       f"{relabel:.2f} s ({moved.passes} cycle)")
+                       f"{relabel:.2f} s ({moved.passes} passes)")
         finally:
             if old_cache is None:
                 os.environ.pop("XDG_CACHE_HOME", None)

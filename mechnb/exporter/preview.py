@@ -39,9 +39,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import files
+from ..errors import ExportError
 from ..findings import Finding, Severity
 from ..notebook import Paper, read_paper
 from ..tex.markers import MARKER_RE, line_cells, resolve, token_index
+from . import passes
 from .document import safe_stem
 from .pdf import (
     COMMON_ARGS,
@@ -60,6 +62,7 @@ STORED = (".pdf", ".log", ".tex", ".synctex.gz", *KEPT)
 _AFFECTS_PASSES = (".bib", ".bst", ".cls", ".sty", ".bbx", ".cbx")
 """Resources whose change needs the full cycle (a new ``.bbl``, other macros)."""
 SYNCTEX_TIMEOUT = 20.0
+_FMT = ".fmt"
 
 _LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_GUARD = threading.Lock()
@@ -74,7 +77,8 @@ class PreviewResult:
     ``blocked`` (the TeX gate stopped the build), ``cancelled`` (a newer build took over)."""
     findings: list[Finding] = field(default_factory=list)
     passes: str = ""
-    """``one`` (one TeX pass on the previous ``.aux``), ``full`` (latexmk) or empty."""
+    """``one``, ``two`` or ``three`` (TeX passes on the previous ``.aux`` until it stood still),
+    ``full`` (latexmk) or empty."""
     seconds: float = 0.0
     engine: str = ""
     message: str = ""
@@ -199,11 +203,13 @@ def build(notebook: str | os.PathLike[str], *, cancel: threading.Event | None = 
         sources = {c.index: c.source for c in paper.cells}
         tokens = token_index(paper.cells)
         resources_key = _resource_digest(result.resources)
+        latex = passes.mark(result.latex)
+        fmt_key = passes.format_key(latex, engine, resources_key)
         reuse = (previous is not None and previous.get("engine") == engine
                  and previous.get("resources") == resources_key)
         workdir = Path(tempfile.mkdtemp(prefix="mechnb-preview-"))
         try:
-            _write_private(workdir, "preview.tex", result.latex.encode("utf-8"))
+            _write_private(workdir, "preview.tex", latex.encode("utf-8"))
             for rel, data in result.resources.items():
                 _write_private(workdir, rel, data)
             before: dict[str, bytes] = {}
@@ -213,21 +219,20 @@ def build(notebook: str | os.PathLike[str], *, cancel: threading.Event | None = 
                     if kept is not None:
                         before[suffix] = kept
                         _write_private(workdir, "preview" + suffix, kept)
-            passes, code = "", 0
+            done, code = "", 0
             if ".aux" in before:
+                fmt = _format(folder, previous, fmt_key)
+                if fmt is not None:
+                    _write_private(workdir, f"{passes.FORMAT_NAME}.fmt", fmt)
                 if progress:
-                    progress("one TeX pass on the previous build's .aux")
-                code = _tex_once(workdir, engine, timeout, cancel)
-                passes = "one"
-                if code == 0 and any(_read_regular(workdir / f"preview{s}") != before.get(s)
-                                     for s in (".aux", ".out")
-                                     if (workdir / f"preview{s}").exists() or s in before):
-                    passes = ""  # labels, pages or citations moved: the full cycle
-            if not passes and not (cancel is not None and cancel.is_set()):
+                    progress("TeX passes on the previous build's .aux")
+                code, done = _quick_passes(workdir, engine, timeout, cancel, before,
+                                           fmt is not None)
+            if not done and not (cancel is not None and cancel.is_set()):
                 if progress:
                     progress(f"latexmk {ENGINES[engine]} (full cycle)")
                 code = _latexmk(workdir, engine, timeout, cancel, progress)
-                passes = "full"
+                done = "full"
             if cancel is not None and cancel.is_set():
                 return PreviewResult("cancelled", version=version, built_at=built_at,
                                      engine=engine)
@@ -252,7 +257,7 @@ def build(notebook: str | os.PathLike[str], *, cancel: threading.Event | None = 
                 why = describe_stop(code, limit_seconds(timeout)) or f"exit code {code}"
                 findings.append(export_finding("tex-error", f"the preview build failed ({why})"))
             _store_failure(folder, previous, log_text)
-            return PreviewResult("failed", findings, passes, time.perf_counter() - started,
+            return PreviewResult("failed", findings, done, time.perf_counter() - started,
                                  engine, "TeX stopped; the preview shows the last PDF that built",
                                  version, built_at)
         hashes: dict[str, str] = {}
@@ -263,10 +268,15 @@ def build(notebook: str | os.PathLike[str], *, cancel: threading.Event | None = 
             hashes[suffix] = hashlib.sha256(output).hexdigest()
         version = hashes[".pdf"]
         built_at = time.time()
-        _save_state(folder, {"engine": engine, "resources": resources_key, "files": hashes,
-                             "version": version, "built_at": built_at, "stem": stem,
-                             "tokens": tokens, "failed": False})
-        return PreviewResult("ok", findings, passes, time.perf_counter() - started, engine,
+        state = {"engine": engine, "resources": resources_key, "files": hashes,
+                 "version": version, "built_at": built_at, "stem": stem, "tokens": tokens,
+                 "failed": False}
+        if previous is not None and isinstance(previous.get("format"), dict):
+            state["format"] = previous["format"]
+        _save_state(folder, state)
+        if fmt_key is not None and _format_wanted(state, fmt_key):
+            _make_format_later(folder, fmt_key, dict(result.resources), engine, timeout)
+        return PreviewResult("ok", findings, done, time.perf_counter() - started, engine,
                              version=version, built_at=built_at)
 
 
@@ -289,27 +299,119 @@ def _store_failure(folder: Path, previous: Mapping[str, Any] | None, log: str) -
                                  "failed": True})
 
 
-def _env(workdir: Path) -> dict[str, str]:
-    from .pdf import TEX_ENV
-
-    return dict(os.environ, **TEX_ENV, TEXMFOUTPUT=str(workdir))
-
-
-def _command(workdir: Path, argv: list[str], env: dict[str, str]) -> list[str]:
-    from . import sandbox
-
-    boxed, _ = sandbox.use_sandbox()
-    return sandbox.bwrap_command(workdir, argv, env) if boxed else argv
+# ------------------------------------------------------------------------------- the format
+_MAKING: dict[str, threading.Thread] = {}
+_MAKING_GUARD = threading.Lock()
 
 
-def _tex_once(workdir: Path, engine: str, timeout: float | None,
-              cancel: threading.Event | None) -> int:
-    """One run of the engine itself (no latexmk: it would start with a check pass)."""
-    program = shutil.which(engine) or engine
-    argv = [program, "-synctex=1", *COMMON_ARGS[1:], "./preview.tex"]
-    env = _env(workdir)
-    return _run(_command(workdir, argv, env), workdir, env, timeout, None, cleanup=workdir,
-                cancel=cancel)
+def _format(folder: Path, state: Mapping[str, Any] | None, key: str | None) -> bytes | None:
+    """The checked format for ``key`` kept in ``folder`` (``None``: none, or not usable)."""
+    record = state.get("format") if state is not None and key is not None else None
+    if not isinstance(record, dict) or record.get("key") != key or not record.get("usable"):
+        return None
+    data = _read_regular(folder / f"preview{_FMT}")
+    if data is None or hashlib.sha256(data).hexdigest() != record.get("sha256"):
+        return None
+    return data
+
+
+def _format_wanted(state: Mapping[str, Any], key: str) -> bool:
+    """Whether ``key`` still needs a format (none tried yet for this preamble)."""
+    record = state.get("format")
+    return not (isinstance(record, dict) and record.get("key") == key)
+
+
+def _make_format_later(folder: Path, key: str, resources: dict[str, bytes], engine: str,
+                       timeout: float | None) -> None:
+    """Make and check the format for ``key`` in a thread of its own (it holds the folder's
+    lock, so a build that comes meanwhile waits for it and then uses it)."""
+    with _MAKING_GUARD:
+        running = _MAKING.get(str(folder))
+        if running is not None and running.is_alive():
+            return
+        thread = threading.Thread(target=_make_format, name="mechnb-preview-format",
+                                  args=(folder, key, resources, engine, timeout), daemon=True)
+        _MAKING[str(folder)] = thread
+        thread.start()
+
+
+def settle(timeout: float | None = None) -> None:
+    """Wait for the formats being made (tests and benchmarks call it before they clean up)."""
+    with _MAKING_GUARD:
+        threads = list(_MAKING.values())
+    for thread in threads:
+        thread.join(timeout)
+
+
+def _make_format(folder: Path, key: str, resources: Mapping[str, bytes], engine: str,
+                 timeout: float | None) -> None:
+    """Dump the preamble of the last build, then check the format: one pass from it over that
+    build's ``.aux`` must lay out every box as the build did (``passes.layout``)."""
+    with _lock(folder):
+        state = load_state(folder)
+        if state is None or state.get("failed") or not _format_wanted(state, key):
+            return
+        wanted = {s: stored(folder, state, s) for s in (".tex", ".synctex.gz", *KEPT)}
+        tex, synctex = wanted[".tex"], wanted[".synctex.gz"]
+        if tex is None or synctex is None:
+            return
+        workdir = Path(tempfile.mkdtemp(prefix="mechnb-format-"))
+        try:
+            _write_private(workdir, "preview.tex", tex)
+            for rel, data in resources.items():
+                _write_private(workdir, rel, data)
+            fmt = passes.make_format(workdir, engine, timeout)
+            usable = False
+            if fmt is not None:
+                for suffix in KEPT:
+                    if wanted[suffix] is not None:
+                        _write_private(workdir, "preview" + suffix, wanted[suffix] or b"")
+                code = passes.tex_pass(workdir, engine, timeout, None, from_format=True)
+                made = _read_regular(workdir / "preview.synctex.gz")
+                laid_out = passes.layout(synctex)
+                usable = (code == 0 and made is not None and laid_out is not None
+                          and passes.layout(made) == laid_out)
+        except (OSError, ExportError):  # a format only saves time: builds go on without one
+            fmt, usable = None, False
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        record: dict[str, Any] = {"key": key, "usable": usable}
+        try:
+            if usable and fmt is not None:
+                files.atomic_write(folder / f"preview{_FMT}", fmt)
+                record["sha256"] = hashlib.sha256(fmt).hexdigest()
+            _save_state(folder, {**{k: v for k, v in state.items() if k != "seal"},
+                                 "format": record})
+        except OSError:
+            return
+
+
+def _quick_passes(workdir: Path, engine: str, timeout: float | None,
+                  cancel: threading.Event | None, before: Mapping[str, bytes],
+                  from_format: bool) -> tuple[int, str]:
+    """TeX passes on the previous build's ``.aux`` until it comes back unchanged: the exit code
+    and how many passes (``one``, ``two``, ``three``), or ``""`` when the full cycle must run
+    (the citations changed, so the ``.bbl`` must be made again, or the ``.aux`` kept moving)."""
+    inputs = {s: before.get(s) for s in (".aux", ".out")}
+    for n, name in enumerate(("one", "two", "three"), 1):
+        code = passes.tex_pass(workdir, engine, timeout, cancel, from_format=from_format)
+        if code != 0 and from_format and not _tex_error_in_log(workdir):
+            from_format = False  # the format itself failed (a TeX update?): without it
+            code = passes.tex_pass(workdir, engine, timeout, cancel)
+        if code != 0 or (cancel is not None and cancel.is_set()):
+            return code, name
+        outputs = {s: _read_regular(workdir / f"preview{s}") for s in (".aux", ".out")}
+        if outputs == inputs:
+            return code, name  # labels, pages and citations stood still: the PDF is final
+        if n == 3 or not passes.same_bibliography(inputs[".aux"], outputs[".aux"]):
+            return code, ""
+        inputs = outputs
+    return 0, ""
+
+
+def _tex_error_in_log(workdir: Path) -> bool:
+    log = _read_regular(workdir / "preview.log") or b""
+    return b"preview.tex:" in log or b"\n! " in log
 
 
 def _latexmk(workdir: Path, engine: str, timeout: float | None, cancel: threading.Event | None,
@@ -321,9 +423,9 @@ def _latexmk(workdir: Path, engine: str, timeout: float | None, cancel: threadin
         raise LatexmkMissingError(f"the preview needs latexmk and {engine} (TeX Live); install "
                                   "them with `make tex`")
     argv = [latexmk, ENGINES[engine], "-synctex=1", *COMMON_ARGS, "./preview.tex"]
-    env = _env(workdir)
-    return _run(_command(workdir, argv, env), workdir, env, timeout, progress, cleanup=workdir,
-                cancel=cancel)
+    environ = passes.env(workdir)
+    return _run(passes.command(workdir, argv, environ), workdir, environ, timeout, progress,
+                cleanup=workdir, cancel=cancel)
 
 
 # ------------------------------------------------------------------------------- SyncTeX

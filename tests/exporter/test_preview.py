@@ -1,8 +1,10 @@
 """The paper preview (``mechnb.exporter.preview``): real pdfLaTeX builds in the per-user cache,
-one pass on the previous ``.aux`` when labels did not move, SyncTeX both ways, the TeX gate."""
+one pass on the previous ``.aux`` when labels did not move (from the preamble's checked format),
+SyncTeX both ways, the TeX gate."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -14,7 +16,7 @@ from typing import Any
 import pytest
 from trust_helper import approve_review
 
-from mechnb.exporter import preview
+from mechnb.exporter import passes, preview
 from mechnb.notebook import read_paper
 
 from .conftest import REPO
@@ -76,16 +78,37 @@ def test_first_build_is_full_then_one_pass_for_a_text_edit(paper: Path) -> None:
     assert preview.state_dir(paper).stat().st_mode & 0o777 == 0o700
 
 
-def test_a_new_label_runs_the_full_cycle_and_resolves(paper: Path) -> None:
+def test_a_new_label_runs_passes_until_the_aux_stands_still(paper: Path) -> None:
     assert preview.build(paper).status == "ok"
     add_cell(paper, "int", {"id": "lem", "metadata": {"mechnb": {"role": "lemma",
                                                                   "label": "lem:step"}},
                             "source": "Each step raises the margin by at least $\\eta$."})
     edit(paper, "p2", "Lemma~\\ref{lem:step} is the step the proof repeats.")
     second = preview.build(paper)
-    assert (second.status, second.passes) == ("ok", "full")
+    # the first pass writes the new label, the second reads it back and writes the same .aux;
+    # no citation changed, so no BibTeX and no latexmk
+    assert (second.status, second.passes) == ("ok", "two")
     text = pdf_text(paper)
     assert "Lemma 2 is the step the proof repeats" in text  # theorems and lemmas share a counter
+
+
+def test_a_new_citation_runs_the_full_cycle(paper: Path) -> None:
+    (paper.parent / "refs.bib").write_text(
+        "@article{olsson2022,\n  title={In-context learning and induction heads},\n"
+        "  author={Olsson, Catherine},\n  journal={arXiv preprint arXiv:2209.11895},\n"
+        "  year={2022}\n}\n@article{reddy2024,\n  title={The mechanistic basis of data "
+        "dependence},\n  author={Reddy, Gautam},\n  journal={ICLR},\n  year={2024}\n}\n",
+        "utf-8")
+    nb = json.loads(paper.read_text("utf-8"))
+    nb["metadata"]["mechnb"]["bibliography"] = "refs.bib"
+    paper.write_text(json.dumps(nb), "utf-8")
+    edit(paper, "p1", "Copying heads were named by \\citet{olsson2022}.")
+    assert preview.build(paper).passes == "full"
+    edit(paper, "p1", "Copying heads were named by \\citet{olsson2022}; see \\citet{reddy2024}.")
+    again = preview.build(paper)
+    assert (again.status, again.passes) == ("ok", "full")  # BibTeX must see the new key
+    text = pdf_text(paper)
+    assert "Reddy (2024)" in text and "?" not in text.split("Copying heads")[1][:80]
 
 
 def test_a_tex_error_is_a_finding_at_its_cell_and_the_last_pdf_stays(paper: Path) -> None:
@@ -172,6 +195,88 @@ def test_a_newer_build_cancels_a_running_one(paper: Path) -> None:
     assert out and out[0].status == "cancelled"
     assert time.perf_counter() - started < 2.5
     assert preview.pdf_bytes(paper) is None  # nothing half-built was kept
+
+
+def _from_format(path: Path) -> bool:
+    """Whether the last pass started from the preamble's format (pdfTeX names it in the log)."""
+    log = (preview.state_dir(path) / "preview.log").read_text("utf-8", "replace")
+    return "preloaded format=mechnbfmt" in log.split("\n", 1)[0]
+
+
+def _format_record(path: Path) -> dict[str, Any] | None:
+    state = preview.load_state(preview.state_dir(path))
+    assert state is not None
+    return state.get("format")
+
+
+@pytest.mark.skipif(not passes.enabled(), reason="mylatexformat is not installed")
+def test_quick_passes_start_from_the_checked_preamble_format(paper: Path) -> None:
+    assert preview.build(paper).passes == "full"
+    preview.settle()
+    record = _format_record(paper)
+    assert record is not None and record["usable"] is True
+    edit(paper, "p2", "A sentence typed after the format was made.")
+    second = preview.build(paper)
+    assert (second.status, second.passes) == ("ok", "one") and _from_format(paper)
+    assert "typed after the format was made" in pdf_text(paper)
+    # the title is read after the dump point: a new title keeps the format
+    nb = json.loads(paper.read_text("utf-8"))
+    nb["metadata"]["mechnb"]["title"] = "A renamed paper about copying heads"
+    paper.write_text(json.dumps(nb), "utf-8")
+    assert preview.build(paper).status == "ok" and _from_format(paper)
+    assert "A renamed paper about copying heads" in pdf_text(paper)
+    # a macro defined in the math goes to the preamble: a pass without the format, then a new
+    # format
+    edit(paper, "p2", "$\\newcommand{\\margin}{\\gamma_{\\mathrm{m}}}$The margin $\\margin$ is "
+         "positive.")
+    third = preview.build(paper)
+    assert third.status == "ok" and not _from_format(paper)
+    preview.settle()
+    assert (_format_record(paper) or {}).get("key") != record["key"]
+    edit(paper, "p2", "$\\newcommand{\\margin}{\\gamma_{\\mathrm{m}}}$The margin $\\margin$ is "
+         "positive, again.")
+    assert preview.build(paper).status == "ok" and _from_format(paper)
+
+
+@pytest.mark.skipif(not passes.enabled(), reason="mylatexformat is not installed")
+def test_a_tampered_or_broken_format_is_not_used(paper: Path) -> None:
+    preview.build(paper)
+    preview.settle()
+    fmt = preview.state_dir(paper) / "preview.fmt"
+    fmt.write_bytes(fmt.read_bytes()[:-10] + b"0123456789")  # not what the record sealed
+    edit(paper, "p2", "After the format was changed on disk.")
+    assert preview.build(paper).passes == "one" and not _from_format(paper)
+    # a format the record vouches for but TeX cannot load (a TeX Live update): without it
+    folder = preview.state_dir(paper)
+    state = preview.load_state(folder)
+    assert state is not None
+    fmt.write_bytes(b"not a format")
+    state["format"]["sha256"] = hashlib.sha256(b"not a format").hexdigest()
+    preview._save_state(folder, {k: v for k, v in state.items() if k != "seal"})
+    edit(paper, "p2", "After the format broke.")
+    rebuilt = preview.build(paper)
+    assert (rebuilt.status, rebuilt.passes) == ("ok", "one") and not _from_format(paper)
+    assert "After the format broke." in pdf_text(paper)
+
+
+def test_layout_compares_boxes_not_file_numbers(paper: Path, tmp_path: Path) -> None:
+    """The check a format must pass: the same document laid out in another folder compares
+    equal; a changed word does not."""
+    preview.build(paper)
+    folder = preview.state_dir(paper)
+    state = preview.load_state(folder)
+    assert state is not None
+    first = preview.stored(folder, state, ".synctex.gz")
+    edit(paper, "p2", "Different words, so the boxes move.")
+    preview.build(paper)
+    state = preview.load_state(folder)
+    assert state is not None
+    second = preview.stored(folder, state, ".synctex.gz")
+    assert first and second
+    a, b = passes.layout(first), passes.layout(second)
+    assert a and b and a != b
+    assert passes.layout(first) == a
+    assert passes.layout(b"not gzip") is None
 
 
 def test_best_line_matches_words_not_markup() -> None:
