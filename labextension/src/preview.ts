@@ -48,8 +48,9 @@ export interface ISource {
   line: number | null;
 }
 
-/** Milliseconds between a save and the build it starts (a burst of saves builds once). */
-export const DEBOUNCE_MS = 300;
+/** Milliseconds between a save and the build it starts (a burst of saves builds once; a save
+ * after that supersedes the build: the server cancels it and its reply is dropped). */
+export const DEBOUNCE_MS = 50;
 
 /** One item the TeX gate wants a person to read (GET /mechnb/trust). */
 interface IPending {
@@ -118,6 +119,7 @@ export class PreviewPanel extends Widget {
     window.clearTimeout(this._timer);
     this.context.saveState.disconnect(this._onSave, this);
     void this._doc?.destroy();
+    this._worker?.destroy();
     super.dispose();
   }
 
@@ -247,7 +249,10 @@ export class PreviewPanel extends Widget {
       return;
     }
     const data = new Uint8Array(await response.arrayBuffer());
-    const doc = await pdfjs.getDocument({ data, isEvalSupported: false }).promise;
+    // one Web Worker for the panel's life: starting one per PDF cost ~0.5 s of every rebuild
+    this._worker ??= new pdfjs.PDFWorker();
+    const doc = await pdfjs.getDocument({ data, isEvalSupported: false, worker: this._worker })
+      .promise;
     const old = this._doc;
     this._doc = doc;
     this._version = response.headers.get('X-Mechnb-Version') ?? result.version;
@@ -256,26 +261,50 @@ export class PreviewPanel extends Widget {
     void old?.destroy();
   }
 
-  /** Draw every page into a fresh list, then swap it in at the same scroll position. */
+  /**
+   * Draw `doc` over the pages shown now, at the same scroll position: the page holders are
+   * sized first (so the layout and the scroll position hold), then the pages in view are drawn
+   * and swapped in one at a time, each canvas replacing the old one only once it is drawn (no
+   * blank page, no flicker). Resolves when the pages in view are drawn; the others follow in
+   * the background, nearest first. A newer rendering stops an older one.
+   */
   private async _render(doc: pdfjs.PDFDocumentProxy): Promise<void> {
+    const run = ++this._renderRun;
     const top = this._pages.scrollTop;
     const ratio = window.devicePixelRatio || 1;
-    if (this._fit) {  // as wide as the panel (pages of the same width, as papers have)
-      const first = (await doc.getPage(1)).getViewport({ scale: 1 });
+    const pages = await Promise.all(
+      Array.from({ length: doc.numPages }, (_, n) => doc.getPage(n + 1))
+    );
+    if (run !== this._renderRun || doc !== this._doc) {
+      return;
+    }
+    if (this._fit && pages.length) {  // as wide as the panel (a paper's pages share a width)
       const room = this._pages.clientWidth - 28;
       if (room > 100) {  // never below a readable size: a narrow side panel scrolls instead
-        this._scale = Math.min(4, Math.max(0.75, room / first.width));
+        this._scale = Math.min(4, Math.max(0.75, room / pages[0].getViewport({ scale: 1 }).width));
       }
     }
-    const fresh: HTMLElement[] = [];
-    for (let n = 1; n <= doc.numPages; n++) {
-      const page = await doc.getPage(n);
-      const viewport = page.getViewport({ scale: this._scale });
-      const holder = document.createElement('div');
-      holder.className = 'jp-mechnb-preview-page';
-      holder.dataset.page = String(n);
+    const holders = Array.from(this._pages.children) as HTMLElement[];
+    while (holders.length > pages.length) {
+      holders.pop()?.remove();
+    }
+    const viewports = pages.map(page => page.getViewport({ scale: this._scale }));
+    viewports.forEach((viewport, n) => {
+      let holder = holders[n];
+      if (!holder) {
+        holder = document.createElement('div');
+        holder.className = 'jp-mechnb-preview-page';
+        holder.dataset.page = String(n + 1);
+        this._pages.appendChild(holder);
+        holders.push(holder);
+      }
       holder.style.width = `${viewport.width}px`;
       holder.style.height = `${viewport.height}px`;
+    });
+    this._pages.scrollTop = top;
+    this.node.dataset.pages = String(doc.numPages);
+    const draw = async (n: number): Promise<boolean> => {
+      const viewport = viewports[n];
       const canvas = document.createElement('canvas');
       canvas.width = Math.floor(viewport.width * ratio);
       canvas.height = Math.floor(viewport.height * ratio);
@@ -283,21 +312,48 @@ export class PreviewPanel extends Widget {
       canvas.style.height = `${viewport.height}px`;
       const context = canvas.getContext('2d');
       if (context) {
-        await page.render({
+        await pages[n].render({
           canvasContext: context,
           viewport,
           transform: ratio !== 1 ? [ratio, 0, 0, ratio, 0, 0] : undefined
         }).promise;
       }
-      holder.appendChild(canvas);
-      fresh.push(holder);
+      if (run !== this._renderRun) {
+        return false; // a newer rendering took over
+      }
+      const old = holders[n].querySelector('canvas');
+      if (old) {
+        old.replaceWith(canvas);
+      } else {
+        holders[n].prepend(canvas);
+      }
+      return true;
+    };
+    // the pages in view first (by their place in the panel), then the rest, nearest first
+    const frame = this._pages.getBoundingClientRect();
+    const distance = (n: number): number => {
+      const box = holders[n].getBoundingClientRect();
+      return box.bottom < frame.top
+        ? frame.top - box.bottom
+        : box.top > frame.bottom
+          ? box.top - frame.bottom
+          : 0;
+    };
+    const far = holders.map((_, n) => distance(n));
+    const order = holders.map((_, n) => n).sort((a, b) => far[a] - far[b]);
+    const inView = order.filter(n => far[n] === 0);
+    for (const n of inView.length ? inView : order.slice(0, 1)) {
+      if (!(await draw(n))) {
+        return;
+      }
     }
-    if (doc !== this._doc) {
-      return; // a newer PDF arrived meanwhile
-    }
-    this._pages.replaceChildren(...fresh);
-    this._pages.scrollTop = top;
-    this.node.dataset.pages = String(doc.numPages);
+    void (async () => {
+      for (const n of order) {
+        if (!inView.includes(n) && !(await draw(n))) {
+          return;
+        }
+      }
+    })();
   }
 
   private async _onClick(event: MouseEvent): Promise<void> {
@@ -441,6 +497,8 @@ export class PreviewPanel extends Widget {
   private _ticket = 0;
   private _timer = 0;
   private _idle: Promise<void> = Promise.resolve();
+  private _renderRun = 0;
+  private _worker: pdfjs.PDFWorker | null = null;
 }
 
 export namespace PreviewPanel {
