@@ -2,8 +2,10 @@
 
 Runs the measuring browser tests (Debian Chromium, a real JupyterLab / Notebook 7 server) and
 reports the numbers they print: inserting a theorem's cells with and without real-time
-collaboration (keypress to cells visible; target at most 150 ms), save to preview updated, and
-the delay from a keystroke to the next frame while builds run (target: p95 under 100 ms).
+collaboration (keypress to cells visible, the first run and the median of seven; target at most
+150 ms), save to preview updated (the test fixture, and the median of five saves of each example
+paper; target at most 1.5 s for the English one), and the delay from a keystroke to the next
+frame while builds run (target: p95 under 100 ms).
 Skipped where Chromium or TeX Live is missing (``make test`` installs both). Runs under
 ``make bench`` or alone: ``python benchmarks/bench_desk.py``.
 """
@@ -23,8 +25,9 @@ TESTS = ["tests/browser/test_insertion.py::test_theorem_magic_inserts_cells_in_j
          "tests/browser/test_insertion.py::test_theorem_magic_inserts_cells_with_rtc_in_jupyterlab",
          "tests/browser/test_insertion.py::test_theorem_magic_inserts_cells_with_rtc_in_notebook7",
          "tests/browser/test_preview.py::test_preview_builds_rebuilds_on_save_and_syncs",
-         "tests/browser/test_preview.py::test_typing_during_builds_loses_no_keystroke"]
-LINES = re.compile(r"(latency [\w-]+: .*|save -> preview updated: .*|"
+         "tests/browser/test_preview.py::test_typing_during_builds_loses_no_keystroke",
+         "tests/browser/test_preview.py::test_save_to_preview_on_the_example_papers"]
+LINES = re.compile(r"(latency [\w-]+: .*|save -> preview updated[^:]*: .*|"
                    r"keystroke -> screen during builds [^\n]*)", re.M)
 
 

@@ -5,8 +5,9 @@ preview once (the full latexmk cycle; the preamble's format is then made in the 
 timed), then 7 times after editing one paragraph's text — what a save does — and reports the
 median of those rebuilds (target: at most 1.5 s for the English example on 2 CPUs; the English
 one compiles with pdfLaTeX from the format, the Chinese one with XeLaTeX, which has none), the
-full build, and one edit that adds a label (TeX passes until the ``.aux`` stands still). The browser's part (save,
-fetch, pdf.js drawing) is measured by ``tests/browser/test_preview.py`` (printed with ``-s``).
+full build, and one edit that adds a label (TeX passes until the ``.aux`` stands still). The
+browser's part (save, fetch, pdf.js drawing) is measured by ``tests/browser/test_preview.py``
+(printed with ``-s``; ``bench_desk.py`` reports it).
 Runs under ``make bench`` or alone: ``python benchmarks/bench_preview.py``.
 """
 

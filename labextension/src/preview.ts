@@ -24,7 +24,7 @@ pdfjs.GlobalWorkerOptions.workerSrc = workerUrl;
 export interface IPreviewResult {
   status: 'ok' | 'failed' | 'blocked' | 'cancelled';
   findings: IFinding[];
-  passes: '' | 'one' | 'full';
+  passes: '' | 'one' | 'two' | 'three' | 'full';
   seconds: number;
   engine: string;
   message: string;
@@ -156,7 +156,12 @@ export class PreviewPanel extends Widget {
       this._options.onBuilt(result);
       if (result.status === 'ok') {
         await this._load(result);
-        const how = result.passes === 'one' ? 'one TeX pass' : 'full build';
+        const how =
+          result.passes === 'full'
+            ? 'full build'
+            : result.passes === 'one'
+              ? 'one TeX pass'
+              : `${result.passes} TeX passes`;
         this._setStatus('ok', `Updated ${clock(result.built_at)} (${how}, ${result.seconds.toFixed(1)} s)`);
         this._showProblems(result, false);
       } else if (result.status === 'failed') {
