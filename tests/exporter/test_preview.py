@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,14 +29,15 @@ pytestmark = [pytest.mark.skipif(not (shutil.which("pdflatex") and shutil.which(
 
 
 @pytest.fixture
-def paper(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def paper(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A copy of the preview fixture; the per-user cache in the test's own folder."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     folder = tmp_path / "papers"
     folder.mkdir()
     target = folder / "paper.ipynb"
     shutil.copy(FIXTURE, target)
-    return target
+    yield target
+    preview.settle()  # a format still being made would take CPU from the next test
 
 
 def edit(path: Path, cell_id: str, source: str) -> None:
