@@ -226,8 +226,11 @@ def build(notebook: str | os.PathLike[str], *, cancel: threading.Event | None = 
                     _write_private(workdir, f"{passes.FORMAT_NAME}.fmt", fmt)
                 if progress:
                     progress("TeX passes on the previous build's .aux")
-                code, done = _quick_passes(workdir, engine, timeout, cancel, before,
-                                           fmt is not None)
+                code, done, from_format = _quick_passes(workdir, engine, timeout, cancel,
+                                                        before, fmt is not None)
+                if fmt is not None and not from_format and previous is not None:
+                    # TeX could not load it (a TeX Live update?): not tried again
+                    previous["format"] = {**previous["format"], "usable": False}
             if not done and not (cancel is not None and cancel.is_set()):
                 if progress:
                     progress(f"latexmk {ENGINES[engine]} (full cycle)")
@@ -388,30 +391,35 @@ def _make_format(folder: Path, key: str, resources: Mapping[str, bytes], engine:
 
 def _quick_passes(workdir: Path, engine: str, timeout: float | None,
                   cancel: threading.Event | None, before: Mapping[str, bytes],
-                  from_format: bool) -> tuple[int, str]:
-    """TeX passes on the previous build's ``.aux`` until it comes back unchanged: the exit code
-    and how many passes (``one``, ``two``, ``three``), or ``""`` when the full cycle must run
-    (the citations changed, so the ``.bbl`` must be made again, or the ``.aux`` kept moving)."""
+                  from_format: bool) -> tuple[int, str, bool]:
+    """TeX passes on the previous build's ``.aux`` until it comes back unchanged: the exit code,
+    how many passes (``one``, ``two``, ``three``), or ``""`` when the full cycle must run (the
+    citations changed, so the ``.bbl`` must be made again, or the ``.aux`` kept moving), and
+    whether the passes could start from the format."""
     inputs = {s: before.get(s) for s in (".aux", ".out")}
     for n, name in enumerate(("one", "two", "three"), 1):
         code = passes.tex_pass(workdir, engine, timeout, cancel, from_format=from_format)
         if code != 0 and from_format and not _tex_error_in_log(workdir):
-            from_format = False  # the format itself failed (a TeX update?): without it
+            from_format = False  # the format itself failed: without it
             code = passes.tex_pass(workdir, engine, timeout, cancel)
         if code != 0 or (cancel is not None and cancel.is_set()):
-            return code, name
+            return code, name, from_format
         outputs = {s: _read_regular(workdir / f"preview{s}") for s in (".aux", ".out")}
         if outputs == inputs:
-            return code, name  # labels, pages and citations stood still: the PDF is final
+            return code, name, from_format  # labels, pages and citations stood still: final
         if n == 3 or not passes.same_bibliography(inputs[".aux"], outputs[".aux"]):
-            return code, ""
+            return code, "", from_format
         inputs = outputs
-    return 0, ""
+    return 0, "", from_format
+
+
+_TEX_ERROR = re.compile(rb"^(?:\S+:\d+: |! )", re.M)
+"""An error TeX reports (``file:line:`` with -file-line-error, or ``! ``); a format TeX cannot
+load says ``---! …`` or "Fatal format file error" instead."""
 
 
 def _tex_error_in_log(workdir: Path) -> bool:
-    log = _read_regular(workdir / "preview.log") or b""
-    return b"preview.tex:" in log or b"\n! " in log
+    return _TEX_ERROR.search(_read_regular(workdir / "preview.log") or b"") is not None
 
 
 def _latexmk(workdir: Path, engine: str, timeout: float | None, cancel: threading.Event | None,

@@ -259,6 +259,18 @@ def test_a_tampered_or_broken_format_is_not_used(paper: Path) -> None:
     rebuilt = preview.build(paper)
     assert (rebuilt.status, rebuilt.passes) == ("ok", "one") and not _from_format(paper)
     assert "After the format broke." in pdf_text(paper)
+    assert (_format_record(paper) or {}).get("usable") is False  # not tried on every save
+
+
+@pytest.mark.skipif(not passes.enabled(), reason="mylatexformat is not installed")
+def test_a_tex_error_does_not_condemn_the_format(paper: Path) -> None:
+    preview.build(paper)
+    preview.settle()
+    edit(paper, "p2", "A broken formula: $a \\over b \\over c$.")
+    assert preview.build(paper).status == "failed"
+    assert (_format_record(paper) or {}).get("usable") is True
+    edit(paper, "p2", "Fixed again.")
+    assert preview.build(paper).status == "ok" and _from_format(paper)
 
 
 def test_layout_compares_boxes_not_file_numbers(paper: Path, tmp_path: Path) -> None:
