@@ -28,11 +28,13 @@ import hashlib
 import os
 import re
 import shutil
+import subprocess
 import threading
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
-from .pdf import COMMON_ARGS, TEX_ENV, _run
+from .pdf import COMMON_ARGS, TEX_ENV, _read_regular, _run
 
 FORMAT_ENGINES = ("pdflatex",)
 """Engines whose preamble can be dumped (XeTeX cannot dump OpenType fonts)."""
@@ -58,6 +60,16 @@ def command(workdir: Path, argv: list[str], environ: dict[str, str]) -> list[str
     return sandbox.bwrap_command(workdir, argv, environ) if boxed else argv
 
 
+def run_tex(workdir: Path, argv: list[str], timeout: float | None,
+            cancel: threading.Event | None,
+            progress: Callable[[str], None] | None = None) -> int:
+    """Run ``argv`` (a TeX program or latexmk) in ``workdir``: sandboxed where possible, within
+    the limits of ``processes.run``; its exit code."""
+    environ = env(workdir)
+    return _run(command(workdir, argv, environ), workdir, environ, timeout, progress,
+                cleanup=workdir, cancel=cancel)
+
+
 def tex_pass(workdir: Path, engine: str, timeout: float | None,
              cancel: threading.Event | None, *, from_format: bool = False) -> int:
     """One run of the engine itself over ``preview.tex`` (no latexmk: it would start with a
@@ -67,9 +79,7 @@ def tex_pass(workdir: Path, engine: str, timeout: float | None,
     if from_format:
         argv.append(f"-fmt={FORMAT_NAME}")
     argv.append("./preview.tex")
-    environ = env(workdir)
-    return _run(command(workdir, argv, environ), workdir, environ, timeout, None,
-                cleanup=workdir, cancel=cancel)
+    return run_tex(workdir, argv, timeout, cancel)
 
 
 # ------------------------------------------------------------------------------- the format
@@ -80,8 +90,6 @@ def enabled() -> bool:
 
 @functools.cache
 def _mylatexformat() -> bool:
-    import subprocess
-
     kpsewhich = shutil.which("kpsewhich")
     if kpsewhich is None:
         return False
@@ -141,11 +149,7 @@ def make_format(workdir: Path, engine: str, timeout: float | None,
     program = shutil.which(engine) or engine
     argv = [program, "-ini", f"-jobname={FORMAT_NAME}", *COMMON_ARGS[1:], _BASE[engine],
             "mylatexformat.ltx", "./preview.tex"]
-    environ = env(workdir)
-    code = _run(command(workdir, argv, environ), workdir, environ, timeout, None,
-                cleanup=workdir, cancel=cancel)
-    from .pdf import _read_regular
-
+    code = run_tex(workdir, argv, timeout, cancel)
     return _read_regular(workdir / f"{FORMAT_NAME}.fmt") if code == 0 else None
 
 

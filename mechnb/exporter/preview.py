@@ -49,7 +49,6 @@ from .pdf import (
     COMMON_ARGS,
     ENGINES,
     _read_regular,
-    _run,
     _write_private,
     missing_glyphs,
     parse_log,
@@ -431,9 +430,7 @@ def _latexmk(workdir: Path, engine: str, timeout: float | None, cancel: threadin
         raise LatexmkMissingError(f"the preview needs latexmk and {engine} (TeX Live); install "
                                   "them with `make tex`")
     argv = [latexmk, ENGINES[engine], "-synctex=1", *COMMON_ARGS, "./preview.tex"]
-    environ = passes.env(workdir)
-    return _run(passes.command(workdir, argv, environ), workdir, environ, timeout, progress,
-                cleanup=workdir, cancel=cancel)
+    return passes.run_tex(workdir, argv, timeout, cancel, progress)
 
 
 # ------------------------------------------------------------------------------- SyncTeX
