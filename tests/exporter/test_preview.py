@@ -194,9 +194,13 @@ def test_a_newer_build_cancels_a_running_one(paper: Path) -> None:
     time.sleep(0.3)
     cancel.set()
     worker.join(30)
+    cancelled_after = time.perf_counter() - started
     assert out and out[0].status == "cancelled"
-    assert time.perf_counter() - started < 2.5
     assert preview.pdf_bytes(paper) is None  # nothing half-built was kept
+    started = time.perf_counter()
+    assert preview.build(paper).status == "ok"  # the same first build, left to finish
+    # TeX was stopped, not waited for: compared with the whole build on the same machine
+    assert cancelled_after < 0.7 * (time.perf_counter() - started)
 
 
 def _from_format(path: Path) -> bool:
