@@ -129,7 +129,12 @@ export class PreviewPanel extends Widget {
     if (context.model.dirty) {
       // one save at a time (a Rebuild during a save once raised the "changed on disk" dialog)
       this._setStatus('building', 'Saving…');
-      await saveOnce(context);
+      try {
+        await saveOnce(context);
+      } catch (error) {
+        this._setStatus('failed', `Preview not built: ${(error as Error)?.message ?? error}`);
+        return null;
+      }
       window.clearTimeout(this._timer); // this build is the one the save asked for
     }
     const ticket = ++this._ticket;

@@ -8,6 +8,12 @@ from typing import Any
 
 from .conftest import Server
 
+COMMAND_TIMEOUT_MS = 120_000
+_COMMAND = """([command, args, ms]) => Promise.race([
+  window.jupyterapp.commands.execute(command, args),
+  new Promise((_, fail) => setTimeout(
+    () => fail(new Error(`${command} did not finish within ${ms} ms`)), ms))
+])"""
 _PANEL = """() => {
   const app = window.jupyterapp;
   if (!app) return null;
@@ -96,10 +102,12 @@ class NotebookPage:
         data: dict[str, Any] = json.loads(Path(self.path).read_text("utf-8"))
         return data
 
-    def command(self, command: str, args: dict[str, Any] | None = None) -> Any:
-        """Run a JupyterLab command (for things a person does through the palette)."""
-        return self.page.evaluate(
-            "([c, a]) => window.jupyterapp.commands.execute(c, a)", [command, args or {}])
+    def command(self, command: str, args: dict[str, Any] | None = None,
+                timeout: float = COMMAND_TIMEOUT_MS) -> Any:
+        """Run a JupyterLab command (for things a person does through the palette). A command
+        still running after ``timeout`` ms fails the test (Playwright's ``evaluate`` itself
+        would wait for it forever)."""
+        return self.page.evaluate(_COMMAND, [command, args or {}, timeout])
 
 
 def source(cell: dict[str, Any]) -> str:

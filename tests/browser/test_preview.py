@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +128,42 @@ def test_preview_builds_rebuilds_on_save_and_syncs(page: Any, request: pytest.Fi
     assert abs(page.evaluate(f"() => document.querySelector('{pages}').scrollTop") - top) <= 2
 
     _synctex_both_ways(page, nb, page)
+
+
+def test_with_collaboration_the_preview_waits_for_the_autosave(page: Any,
+                                                               lab_server_rtc: Server) -> None:
+    """With jupyter-collaboration the server writes the notebook a second after each change.
+    A save request of the extension's own raced that autosave: JupyterLab asked "File Changed:
+    overwrite or revert?", or the server left the request unanswered and the preview waited
+    forever (jupyter_server_ydoc 3.0). The preview now waits for the autosave instead: no save
+    request goes to the server, no dialog opens, and the PDF is of the edited text."""
+    asked: list[bytes] = []
+
+    def room(ws: Any) -> None:
+        server = ws.connect_to_server()
+
+        def to_server(message: str | bytes) -> None:
+            if isinstance(message, bytes) and message[:6] == b"\x02\x04save":
+                asked.append(message)  # a save request (message type RAW, "save", its number)
+            server.send(message)
+        ws.on_message(to_server)
+        server.on_message(ws.send)
+
+    page.route_web_socket(re.compile(r"/api/collaboration/room/"), room)
+    nb = _open(page, lab_server_rtc, "preview-autosave.ipynb")
+    _set_source(nb, 5, "A sentence the server saved on its own.")
+    result = nb.command("mechnb:preview", timeout=60_000)
+    assert result and result["status"] == "ok"
+    assert asked == [] and page.locator(".jp-Dialog").count() == 0
+    path = lab_server_rtc.root / "preview-autosave.ipynb"
+    assert "saved on its own" in path.read_text("utf-8")
+    url = (f"{lab_server_rtc.url}mechnb/preview?path=preview-autosave.ipynb"
+           f"&token={lab_server_rtc.token}")
+    with urllib.request.urlopen(url, timeout=30) as response:
+        pdf = response.read()
+    text = subprocess.run(["pdftotext", "-", "-"], input=pdf, capture_output=True,
+                          check=True).stdout.decode("utf-8")
+    assert "saved on its own" in " ".join(text.split())
 
 
 def test_a_failed_build_is_marked_and_its_error_is_on_the_cell(page: Any,
