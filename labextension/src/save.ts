@@ -6,7 +6,7 @@ const pending = new WeakMap<DocumentRegistry.Context, Promise<void>>();
 /** With jupyter-collaboration: how long to wait for the server's autosave before asking. */
 const AUTOSAVE_WAIT_MS = 3_000;
 /** With jupyter-collaboration: how long a save may take before it counts as failed. */
-export const COLLABORATIVE_SAVE_MS = 15_000;
+const COLLABORATIVE_SAVE_MS = 15_000;
 
 /**
  * Save `context`, or join the save of it already on its way. Two saves at once make the second
