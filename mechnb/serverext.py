@@ -1,7 +1,10 @@
 """mechnb's jupyter_server extension: check, export and the role list for the UI, no kernel needed.
 
-Endpoints (authenticated and authorized on the ``contents`` resource — reading for check, roles
-and phrases, writing for export — paths relative to the server root and confined to it):
+Endpoints (authenticated and authorized on the ``contents`` resource — reading for check, roles,
+phrases and fetching a built preview, writing for everything that runs TeX (export, building the
+preview) or writes (new paper, approvals) — paths relative to the server root, confined to it and,
+as Jupyter's contents API does, refused with 404 when a part is hidden (a name starting with
+``.``) unless ``ContentsManager.allow_hidden`` is set):
 
 - ``GET /mechnb/check?path=NB``: the checker's findings for the saved notebook (``to_json()``)
 - ``POST /mechnb/export {"path": NB, "pdf": bool?, "engine": str?, "bundle": str | [str]?}``:
@@ -17,22 +20,32 @@ and phrases, writing for export — paths relative to the server root and confin
   preview PDF (``mechnb.exporter.preview``); ``GET /mechnb/synctex``: PDF point ↔ cell
 - ``GET``/``POST /mechnb/trust``: what the TeX gate wants reviewed, and approving it
 
+Exports and preview builds share ``EXPORTS``: two at once, four waiting; each holds its slot at
+most ``slot_seconds()`` (``$MECHNB_SLOT_TIMEOUT``, else the work's own limit plus
+``SLOT_MARGIN``), then the slot is freed and the request answers 504 — even when the work is stuck
+where no time limit reaches (a read that never returns).
+
 Enabled by ``etc/jupyter/jupyter_server_config.d/mechnb.json`` (installed with the wheel).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import json
+import math
+import os
 import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from jupyter_core.paths import is_hidden
 from jupyter_server.auth import decorator
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
@@ -43,10 +56,29 @@ ENGINE_NAMES = ("pdflatex", "xelatex", "lualatex")
 BUNDLE_NAMES = ("arxiv", "overleaf")
 """What ``"bundle"`` may be (``mechnb.exporter.bundle.BUNDLE_KINDS``)."""
 EXPORT_TIMEOUT = 600.0
+"""Seconds an export (with latexmk and the bundles' checks) may take before it is stopped."""
 EXPORT_SLOTS = 2
 """Exports (TeX compiles) the server runs at once."""
 EXPORT_QUEUE = 4
 """Exports that may wait for a slot; beyond that the server answers 503 (busy)."""
+SLOT_TIMEOUT_ENV = "MECHNB_SLOT_TIMEOUT"
+"""Seconds any export or preview build may hold a slot (overrides the defaults below)."""
+SLOT_MARGIN = 60.0
+"""Seconds beyond the work's own time limit (a preview: the TeX limit, ``MECHNB_TEX_TIMEOUT``;
+an export: ``EXPORT_TIMEOUT``) before its slot is taken back."""
+
+_T = TypeVar("_T")
+
+
+def slot_seconds(work_limit: float) -> float:
+    """How long work with its own time limit ``work_limit`` may hold a slot:
+    ``$MECHNB_SLOT_TIMEOUT`` when it is a positive number, else ``work_limit + SLOT_MARGIN``."""
+    raw = os.environ.get(SLOT_TIMEOUT_ENV, "").strip()
+    try:
+        seconds = float(raw) if raw else 0.0
+    except ValueError:
+        seconds = 0.0
+    return seconds if seconds > 0 and math.isfinite(seconds) else work_limit + SLOT_MARGIN
 
 
 class ExportQueue:
@@ -54,7 +86,8 @@ class ExportQueue:
 
     ``enter()`` returns how many exports were ahead when the request arrived (0: it runs at
     once) or raises ``web.HTTPError(503)`` when the queue is full; use it as
-    ``position = await queue.enter()`` … ``queue.leave()``.
+    ``position = await queue.enter()`` … ``queue.leave()``, or ``run()``: the same with a time
+    limit on holding the slot.
     """
 
     def __init__(self, slots: int = EXPORT_SLOTS, queue: int = EXPORT_QUEUE) -> None:
@@ -90,9 +123,61 @@ class ExportQueue:
                 return
         self.running -= 1
 
+    async def run(self, work: Callable[[], Awaitable[_T]], seconds: float, what: str,
+                  on_timeout: Callable[[], object] | None = None) -> tuple[int, _T]:
+        """``work()`` in a slot, for at most ``seconds``: ``(queue position, its result)``.
+
+        Past the limit the work is cancelled, ``on_timeout`` runs (to stop what a cancellation
+        cannot reach, e.g. by setting a thread's cancel event), the slot is freed and
+        ``web.HTTPError(504)`` names ``what`` and the limit. The wait for a slot is not counted.
+        """
+        position = await self.enter()
+        try:
+            return position, await asyncio.wait_for(work(), seconds)
+        except asyncio.TimeoutError:
+            if on_timeout is not None:
+                on_timeout()
+            raise web.HTTPError(
+                504, f"{what} took longer than {seconds:g} s and was stopped, its slot freed "
+                     f"(TeX ran past its time, or a file it reads never ends: a pipe or a "
+                     f"device); the server's {SLOT_TIMEOUT_ENV} sets this limit") from None
+        finally:
+            self.leave()
+
 
 EXPORTS = ExportQueue()
-"""Seconds an export (with latexmk) may take before it is stopped."""
+
+
+def in_daemon_thread(function: Callable[[], _T]) -> asyncio.Future[_T]:
+    """``function()`` in a daemon thread of its own, as a future of the running loop.
+
+    Unlike ``asyncio.to_thread`` a thread stuck for good (a read that never returns) takes no
+    worker of the shared executor and does not hold up the server's exit; cancelling the future
+    abandons the thread's result.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[_T] = loop.create_future()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is None:
+            future.set_result(value)
+        else:
+            future.set_exception(error)
+
+    def target() -> None:
+        value: Any = None
+        error: BaseException | None = None
+        try:
+            value = function()
+        except BaseException as exc:  # handed to the awaiting request
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(settle, value, error)
+
+    threading.Thread(target=target, name="mechnb-work", daemon=True).start()
+    return future
 
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
@@ -133,16 +218,39 @@ class _NotebookHandler(_MechnbHandler):
             "server_root_dir", ".")
         return Path(str(root)).expanduser().resolve()
 
+    def confined(self, rel: str, what: str, hidden_status: int = 404) -> Path:
+        """``rel`` (relative to the server root) resolved, symlinks followed: 400 for an invalid
+        path, 403 outside the root, and — unless the contents manager's ``allow_hidden`` is set —
+        ``hidden_status`` when the path as written or as resolved has a hidden part (a name
+        starting with ``.``, or hidden by the file system), as Jupyter's contents API answers
+        (404 "does not exist" for reading, 400 for creating). Every endpoint that takes a path
+        goes through here."""
+        root = self.root()
+        written = os.path.normpath(root / rel.strip().lstrip("/"))  # as the contents API reads it
+        try:
+            path = Path(written).resolve()
+        except (OSError, ValueError, RuntimeError) as exc:  # NUL byte, symlink loop
+            raise web.HTTPError(400, f"invalid {what} path: {exc}") from None
+        outside = [p for p in (Path(written), path) if p != root and root not in p.parents]
+        if outside:
+            raise web.HTTPError(403, f"{rel} is outside the server root")
+        if not getattr(self.contents_manager, "allow_hidden", False):
+            try:
+                hidden = is_hidden(written, str(root)) or is_hidden(str(path), str(root))
+            except (OSError, ValueError):
+                hidden = True
+            if hidden:
+                self.log.info("mechnb: refusing the hidden path %r (ContentsManager.allow_hidden "
+                              "is off)", rel)
+                message = (f"no {what} at {rel}" if hidden_status == 404 else
+                           f"{rel} is hidden; mechnb does not use hidden files or folders")
+                raise web.HTTPError(hidden_status, message)
+        return path
+
     def notebook(self, rel: object) -> Path:
         if not isinstance(rel, str) or not rel.strip():
             raise web.HTTPError(400, "give the notebook path, relative to the server root")
-        root = self.root()
-        try:
-            path = (root / rel.strip().lstrip("/")).resolve()
-        except (OSError, ValueError, RuntimeError) as exc:  # NUL byte, symlink loop
-            raise web.HTTPError(400, f"invalid notebook path: {exc}") from None
-        if path != root and root not in path.parents:
-            raise web.HTTPError(403, f"{rel} is outside the server root")
+        path = self.confined(rel, "notebook")
         if path.suffix != ".ipynb":
             raise web.HTTPError(400, f"{rel} is not a notebook (.ipynb)")
         if not path.is_file():
@@ -243,11 +351,9 @@ class ExportHandler(_NotebookHandler):
         for kind in dict.fromkeys(bundles or ()):
             options += ["--bundle", kind]
         argv = mechnb_command("export", str(path), *options)
-        position = await EXPORTS.enter()
-        try:
-            reply = await self._export(argv, path, bundles)
-        finally:
-            EXPORTS.leave()
+        position, reply = await EXPORTS.run(lambda: self._export(argv, path, bundles),
+                                            slot_seconds(EXPORT_TIMEOUT),
+                                            f"the export of {path.name}")
         self.finish(json.dumps({**reply, "queue_position": position}))
 
     async def _export(self, argv: list[str], path: Path, bundles: list[str] | None
@@ -264,6 +370,10 @@ class ExportHandler(_NotebookHandler):
                 proc.kill()
                 out, err = await proc.communicate()
                 err += f"\nexport stopped after {EXPORT_TIMEOUT:.0f} s".encode()
+            finally:  # also when the slot's time limit cancels this request
+                if proc.returncode is None:
+                    with contextlib.suppress(ProcessLookupError):
+                        proc.kill()
             try:
                 findings = json.loads(found.read_text("utf-8"))
             except (OSError, ValueError):
@@ -388,13 +498,10 @@ class NewPaperHandler(_NotebookHandler):
             raise web.HTTPError(400, "lang must be en or zh")
         if title is not None and (not isinstance(title, str) or len(title) > 300):
             raise web.HTTPError(400, "title must be a string of at most 300 characters")
-        root = self.root()
         rel = body.get("dir") or ""
         if not isinstance(rel, str):
             raise web.HTTPError(400, "dir must be a folder path")
-        folder = (root / rel.strip().lstrip("/")).resolve()
-        if folder != root and root not in folder.parents:
-            raise web.HTTPError(403, f"{rel} is outside the server root")
+        folder = self.confined(rel, "folder", hidden_status=400)  # as the contents API creates
         if not folder.is_dir():
             raise web.HTTPError(404, f"no folder {rel}")
         stem = _SAFE_STEM.sub("-", (title or f"{ptype} paper").strip()).strip("-_")[:60]
@@ -412,12 +519,11 @@ class NewPaperHandler(_NotebookHandler):
             return
         raise web.HTTPError(409, "no free notebook name in that folder")
 
+
 class _Build:
     """The preview build of one notebook in progress: a newer save cancels it."""
 
     def __init__(self) -> None:
-        import threading
-
         self.cancel = threading.Event()
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
@@ -431,7 +537,9 @@ class PreviewHandler(_NotebookHandler):
     ``POST /mechnb/preview {"path"}`` builds the saved notebook's PDF in the server (a build of
     the same notebook still running is cancelled: the newest save wins) and replies with the
     status, the build's findings, the passes and the seconds; ``GET /mechnb/preview?path=``
-    returns the last good PDF (404 before the first build).
+    returns the last good PDF (404 before the first build). Building runs TeX, so it needs
+    ``write`` on the contents; fetching the PDF already built needs ``read``. A build holds an
+    ``EXPORTS`` slot for at most ``slot_seconds`` of the TeX limit (then 504).
     """
 
     @web.authenticated
@@ -450,10 +558,11 @@ class PreviewHandler(_NotebookHandler):
         self.finish(data)
 
     @web.authenticated
-    @authorized("read")
+    @authorized("write")  # a compile: a read-only user gets only the PDFs already built
     async def post(self) -> None:
         from .errors import MechnbError
         from .exporter.preview import build
+        from .exporter.processes import DEFAULT_LIMIT, limit_seconds
 
         body = self.get_json_body() or {}
         if not isinstance(body, dict):
@@ -466,11 +575,16 @@ class PreviewHandler(_NotebookHandler):
         mine = _Build()
         PREVIEW_BUILDS[key] = mine
         try:
-            await EXPORTS.enter()
             try:
-                result = await asyncio.to_thread(build, path, cancel=mine.cancel)
-            finally:
-                EXPORTS.leave()
+                tex_limit = limit_seconds()
+            except MechnbError:  # a bad MECHNB_TEX_TIMEOUT: the build itself reports it
+                tex_limit = DEFAULT_LIMIT
+            # its own thread: one stuck past the limit (a read that never returns) is abandoned
+            # with its slot freed, and takes no worker of the executor the other endpoints use
+            _, result = await EXPORTS.run(
+                lambda: in_daemon_thread(lambda: build(path, cancel=mine.cancel)),
+                slot_seconds(tex_limit), f"the preview build of {path.name}",
+                on_timeout=mine.cancel.set)  # stops TeX at once; a blocked read stays blocked
         except MechnbError as exc:
             raise web.HTTPError(422, str(exc)) from None
         finally:
