@@ -8,6 +8,7 @@ an export never copies ``/etc/passwd`` or ``../../secret.pdf`` into ``build/`` o
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 
@@ -37,3 +38,70 @@ def resolve_in_folder(folder: Path | None, name: str) -> tuple[Path | None, str 
 def inside_folder(folder: Path | None, name: str) -> bool:
     """True if ``name`` resolves to a place inside ``folder``."""
     return resolve_in_folder(folder, name)[0] is not None
+
+
+FILE_LIMIT = 64 * 1024 * 1024
+"""Bytes mechnb reads of one file a notebook or paper names (``$MECHNB_FILE_LIMIT`` overrides):
+a larger file is refused unread, never loaded into memory."""
+
+
+class UnsafeFileError(OSError):
+    """A file that is not a regular file (a FIFO, a device, a folder) or is too large."""
+
+
+def file_limit() -> int:
+    """``$MECHNB_FILE_LIMIT`` bytes, else ``FILE_LIMIT``."""
+    raw = os.environ.get("MECHNB_FILE_LIMIT", "").strip()
+    try:
+        value = int(raw) if raw else FILE_LIMIT
+    except ValueError:
+        value = FILE_LIMIT
+    return value if value > 0 else FILE_LIMIT
+
+
+def read_regular(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes.
+
+    Opened with ``O_NONBLOCK`` and checked with ``fstat`` on the open descriptor, so a FIFO or
+    a device never blocks the reader and a file swapped after a check is still the one judged;
+    read in bounded chunks. Raises ``UnsafeFileError`` (an ``OSError``) for anything else.
+    """
+    limit = file_limit() if limit is None else limit
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafeFileError(f"{path} is not a regular file (a pipe, device or folder); "
+                                  "not read")
+        if st.st_size > limit:
+            raise UnsafeFileError(f"{path} has {st.st_size} bytes, more than mechnb reads "
+                                  f"({limit}; MECHNB_FILE_LIMIT); not read")
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise UnsafeFileError(f"{path} grew past {limit} bytes while read; not read")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_confined(folder: Path | None, name: str, limit: int | None = None
+                  ) -> tuple[Path | None, bytes | None, str | None]:
+    """``(path, bytes, None)`` for a regular file ``name`` inside ``folder`` (symlinks resolved
+    first, then confined), else ``(path or None, None, why)``: the one way mechnb reads a file a
+    notebook or a paper names, before any sandbox."""
+    path, why = resolve_in_folder(folder, name)
+    if path is None:
+        return None, None, why
+    try:
+        return path, read_regular(path, limit), None
+    except UnsafeFileError as exc:
+        return path, None, str(exc)
+    except OSError as exc:
+        return path, None, f"cannot be read ({exc.strerror or exc})"

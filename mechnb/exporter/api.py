@@ -8,8 +8,9 @@ Pipeline: ``read_paper`` → ``build_document`` (blocks remembering cells) → `
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,11 +32,13 @@ from .engines import (
     script_font_findings,
 )
 from .fallback import MAX_FORMULAS_AS_CODE, error_line, formula_as_code
+from .judged import rebase
 from .latex import RenderedTex, render_latex
 from .styles import Style, parse_style, resolve_style
 from .writer import write_export
 
 if TYPE_CHECKING:
+    from ..tex.gate import Assessment
     from .pdf import PdfResult
 
 
@@ -104,6 +107,7 @@ def render(paper: Paper, *, template: str | None = None, include_code: bool = Fa
     every character it cannot typeset is a finding at its cell; when nobody chose pdfLaTeX
     (no ``engine``, no metadata) the paper then compiles with XeLaTeX (``fallback_engine``).
     """
+    requested_style, template_arg = style, template
     stem = paper.path.stem if paper.path else "paper"
     options = ExportOptions(include_code=include_code, files_dir=f"{safe_stem(stem)}_files")
     chosen = choose_engine(paper, engine)
@@ -132,9 +136,14 @@ def render(paper: Paper, *, template: str | None = None, include_code: bool = Fa
         findings += lualatex_findings(rendered)
     if chosen.name != "pdflatex":
         findings += script_font_findings(rendered, {c.index: c.source for c in paper.cells})
-    return ExportResult(latex=rendered.text, resources=resources, findings=findings,
-                        paper=paper, rendered=rendered, citations=doc.citations, cache=cache,
-                        engine=chosen.name, style=style)
+    result = ExportResult(latex=rendered.text, resources=resources, findings=findings,
+                          paper=paper, rendered=rendered, citations=doc.citations, cache=cache,
+                          engine=chosen.name, style=style)
+    if not annotations:
+        from .judged import _options_key, remember
+
+        remember(result, _options_key(requested_style, include_code, template_arg, engine))
+    return result
 
 
 def notebook_template(paper: Paper, findings: list[Finding]) -> str | None:
@@ -160,25 +169,24 @@ class UntrustedTexError(ExportError):
     """``pdf=True`` on a notebook whose TeX could reach outside the paper, without ``trust``."""
 
 
-def refuse_untrusted(paper: Paper, *, engine: str | None = None,
-                     style: Style | None = None) -> None:
-    """Raise ``UntrustedTexError`` unless the TeX gate lets ``paper`` compile (DESIGN §2a).
+def refuse_untrusted(result: ExportResult, *, engine: str) -> Assessment:
+    """Raise ``UntrustedTexError`` unless the TeX gate lets ``result`` compile (DESIGN §2a).
 
-    Refused TeX (MECH022) never compiles; content that needs review (MECH079) compiles once
-    this user approved it with ``mechnb trust``; LuaLaTeX never runs without a sandbox (its Lua
-    file functions ignore TeX's own limits). ``--trust`` is the one caller that skips this.
+    The gate judges ``result.latex`` and ``result.resources`` — exactly the text and the files
+    the compile gets (``judged.judge_result``). Refused TeX (MECH022) never compiles; content
+    that needs review (MECH079) compiles once this user approved it with ``mechnb trust``;
+    LuaLaTeX (``engine``, required of every caller) never runs without a sandbox, approved or
+    not (its Lua file functions ignore TeX's own limits). ``--trust`` is the one caller that
+    skips this. Returns the verdict.
     """
-    from ..tex.gate import assess
     from ..tex.trust import describe, unapproved
-    from .sandbox import use_sandbox
+    from .judged import judge_result
 
-    style_meta = None if style is None else {
-        "class": style.document_class, "package": style.package,
-        "bibliography_style": style.bibliography_style}
-    verdict = assess(paper, style_meta)
+    paper = result.paper
+    verdict = judge_result(result)
     if verdict.refused:
         first = verdict.refused[0]
-        where = "the notebook metadata" if first.cell is None else f"cell {first.cell + 1}"
+        where = "the notebook" if first.cell is None else f"cell {first.cell + 1}"
         if first.cell is not None and first.offset is not None:
             line = paper.cells[first.cell].source.count("\n", 0, first.offset) + 1
             where += f" line {line}"
@@ -195,7 +203,16 @@ def refuse_untrusted(paper: Paper, *, engine: str | None = None,
         more = f" (and {len(pending) - 1} more)" if len(pending) > 1 else ""
         raise UntrustedTexError(
             f"not compiled: {describe(pending[0])}{more}; read it, then approve it with "
-            f"`mechnb trust {name}` (or pass --trust once)")
+            f"`mechnb trust {shlex.quote(name)}` (or pass --trust once)")
+    refuse_unsandboxed_lua(engine)
+    return verdict
+
+
+def refuse_unsandboxed_lua(engine: str) -> None:
+    """``UntrustedTexError`` for LuaLaTeX where no sandbox runs it (approval does not lift this:
+    Lua's ``io.open`` reads and writes anywhere whatever kpathsea's settings say)."""
+    from .sandbox import use_sandbox
+
     if engine == "lualatex":
         boxed, how = use_sandbox()
         if not boxed:
@@ -253,7 +270,7 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
 
         limit_seconds()  # a bad MECHNB_TEX_TIMEOUT is an error before anything is written
     if pdf and not trust:
-        refuse_untrusted(paper, engine=engine or result.engine, style=result.style)
+        refuse_untrusted(result, engine=engine or result.engine)
     out_dir = output_directory(paper, output_dir)
     stem = safe_stem(paper.path.stem) if paper.path else "paper"
     if output_dir is None:
@@ -287,7 +304,11 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
                                             or 0))
             if patched is None:
                 break
-            result.latex, replaced = patched
+            before, (result.latex, replaced) = result.latex, patched
+            result.rendered = replace(result.rendered, text=result.latex, regions=rebase(
+                result.rendered.regions, before, result.latex))
+            if not trust:  # the rewritten document is judged again before it compiles
+                refuse_untrusted(result, engine=engine or result.engine)
             cell = line_cells(result.latex, tokens)[replaced.first_line - 1]
             result.findings.append(export_finding(
                 "formula-as-code", f"TeX rejects this formula "

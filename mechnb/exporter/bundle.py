@@ -373,7 +373,7 @@ def build_bundles(result: ExportResult, kinds: Sequence[str], out_dir: Path, *,
     if not trust:
         from .api import refuse_untrusted
 
-        refuse_untrusted(result.paper, style=result.style)
+        refuse_untrusted(result, engine=result.engine)
     bundles = []
     for kind in dict.fromkeys(kinds):
         if progress:

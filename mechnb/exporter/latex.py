@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -22,6 +22,7 @@ from ..notebook import CJK_RE, script_region
 from ..roles import Role, registry
 from ..tex.escape import escape_latex, unicode_declarations
 from ..tex.gate import BUILTIN_TEMPLATES as BUILTIN_TEMPLATE_NAMES
+from ..tex.gate import Region
 from ..tex.markers import MARKER, line_cells
 from ..tex.symbols import symbol_declarations
 from .context import VERBATIM_BEGIN
@@ -52,6 +53,9 @@ class RenderedTex:
 
     text: str
     line_cells: tuple[int | None, ...]
+    regions: tuple[Region, ...] = ()
+    """Where each part of ``text`` came from (``mechnb.tex.gate.Region``): what the gate
+    judges, and mechnb's own text it need not."""
 
     def cell_at(self, line: int) -> int | None:
         """The cell that produced 1-based ``line`` of the ``.tex`` (``None`` in the preamble)."""
@@ -68,11 +72,32 @@ def data_text(name: str) -> str:
 
 def fill(template: str, values: Mapping[str, str], where: str = "template") -> str:
     """Replace every ``((( name )))`` in ``template``; unknown names are an error."""
+    return fill_spans(template, values, where)[0]
+
+
+def fill_spans(template: str, values: Mapping[str, str], where: str = "template"
+               ) -> tuple[str, list[tuple[str | None, int, int]]]:
+    """``fill`` and the spans of the result: ``(name, start, end)`` for each placeholder's
+    value, ``(None, start, end)`` for the template's own text between them."""
     unknown = sorted({m for m in PLACEHOLDER_RE.findall(template) if m not in values})
     if unknown:
         raise TemplateError(f"{where} uses unknown placeholder(s) {', '.join(unknown)}; "
                             f"known: {', '.join(sorted(values))}")
-    return PLACEHOLDER_RE.sub(lambda m: values[m.group(1)], template)
+    out: list[str] = []
+    spans: list[tuple[str | None, int, int]] = []
+    pos = length = 0
+    for m in PLACEHOLDER_RE.finditer(template):
+        own = template[pos:m.start()]
+        value = values[m.group(1)]
+        spans.append((None, length, length + len(own)))
+        length += len(own)
+        spans.append((m.group(1), length, length + len(value)))
+        length += len(value)
+        out += (own, value)
+        pos = m.end()
+    spans.append((None, length, length + len(template) - pos))
+    out.append(template[pos:])
+    return "".join(out), spans
 
 
 def load_template(name: str | None, lang: str, base_dir: Path | None = None) -> tuple[str, str]:
@@ -299,13 +324,24 @@ def _annotations_by_block(blocks: Sequence[Block],
 
 
 def _render_blocks(blocks: Sequence[Block], lang: str, notes: Mapping[int, list[Finding]],
-                   markers: Mapping[int, str], offset: int = 0) -> str:
+                   markers: Mapping[int, str], offset: int = 0,
+                   spans: list[Region] | None = None) -> str:
+    """The blocks' LaTeX; with ``spans``, each block's wrapped text is recorded there as a
+    ``block`` region (offsets in the returned text)."""
     out: list[str] = []
+    length = 0
     for n, b in enumerate(blocks):
         piece = MARKER + markers.get(b.cell, f"#{b.cell}") + "\n" if b.cell is not None else ""
         if notes.get(n + offset):
             piece += todo(notes[n + offset]) + "\n"
-        out.append(piece + BLOCK_WRAPPERS[b.kind](b, lang))
+        wrapped = BLOCK_WRAPPERS[b.kind](b, lang)
+        if n:
+            length += 2
+        if spans is not None:
+            start = length + len(piece)
+            spans.append(Region(start, start + len(wrapped), "block", b.cell, b.kind))
+        length += len(piece) + len(wrapped)
+        out.append(piece + wrapped)
     return "\n\n".join(out)
 
 
@@ -382,14 +418,26 @@ def render_latex(doc: Document, template: str | None = None, *,
     main = [b for b in doc.blocks if b.part == "main"]
     appendix = [b for b in doc.blocks if b.part == "appendix"]
     notes, front = _annotations_by_block(main + appendix, annotations)
+    inner: dict[str, list[Region]] = {"abstract": [], "body": [], "appendix": []}
+    """Regions inside a placeholder's value, offsets relative to the value."""
     abstract = ""
     if doc.abstract:
-        abstract = ("\\begin{abstract}\n" + _render_blocks(doc.abstract, doc.lang, {}, doc.markers)
-                    + keywords_line(doc.keywords, doc.lang) + "\n\\end{abstract}")
-    abstract += front_matter_en(doc)
+        head = "\\begin{abstract}\n"
+        blocks = _render_blocks(doc.abstract, doc.lang, {}, doc.markers,
+                                spans=inner["abstract"])
+        inner["abstract"] = [_shift(r, len(head)) for r in inner["abstract"]]
+        abstract = head + blocks
+        keywords = keywords_line(doc.keywords, doc.lang)
+        inner["abstract"].append(Region(len(abstract), len(abstract) + len(keywords), "field",
+                                        None, "keywords"))
+        abstract += keywords + "\n\\end{abstract}"
+    english = front_matter_en(doc)
+    inner["abstract"].append(Region(len(abstract), len(abstract) + len(english), "field", None,
+                                    "title_en/abstract_en"))
+    abstract += english
     if front:
         abstract += "\n" + todo(front)
-    body = _render_blocks(main, doc.lang, notes, doc.markers)
+    body = _render_blocks(main, doc.lang, notes, doc.markers, spans=inner["body"])
     bibliography = ""
     if doc.bibliography:
         own = BIBLIOGRAPHY_STYLE_ZH if doc.lang == "zh" and "{gbt7714}" in text \
@@ -399,22 +447,51 @@ def render_latex(doc: Document, template: str | None = None, *,
                         + doc.bibliography + "}")
         if doc.bibliography.endswith(".bbl"):  # already formatted: read as it is
             bibliography = "\\input{" + doc.bibliography + "}"
+    environments = environment_definitions(doc.lang, style is not None)
+    macros = _macros(doc)
+    appendix_tex = ""
+    if appendix:
+        head = "\\appendix\n\n"
+        appendix_tex = head + _render_blocks(appendix, doc.lang, notes, doc.markers, len(main),
+                                             spans=inner["appendix"])
+        inner["appendix"] = [_shift(r, len(head)) for r in inner["appendix"]]
     values = {
         "generated_by": f"Generated by mechnb from {doc.source_name}.",
         "extra_packages": _extra_packages(doc, text, body, annotations),
-        "environments": environment_definitions(doc.lang, style is not None) + _macros(doc),
+        "environments": environments + macros,
         "title": doc.title,
         "authors": author_block(doc.authors, doc.affiliations),
         "abstract": abstract,
         "body": body,
         "bibliography": bibliography,
         "zh_typesetting": data_text("zh-typesetting.tex").rstrip("\n"),
-        "appendix": ("\\appendix\n\n"
-                     + _render_blocks(appendix, doc.lang, notes, doc.markers, len(main))
-                     if appendix else ""),
+        "appendix": appendix_tex,
     }
-    tex = fill(text, values, tname)
-    return RenderedTex(tex, line_cells(tex, doc.marker_index))
+    tex, spans = fill_spans(text, values, tname)
+    own_template = not template or template in BUILTIN_TEMPLATES
+    regions: list[Region] = []
+    for name, start, end in spans:
+        if name is None:
+            regions.append(Region(start, end, "template" if own_template else "template-file",
+                                  None, tname if own_template else f"file {Path(tname).name}"))
+        elif name in OWN_FIELDS:
+            regions.append(Region(start, end, "own", None, name))
+        elif name == "environments":
+            regions.append(Region(start, start + len(environments), "own", None, name))
+            regions.append(Region(start + len(environments), end, "definitions", None, "macros"))
+        else:
+            regions.append(Region(start, end, "field", None, name))
+            regions += [_shift(r, start) for r in inner.get(name, ())]
+    return RenderedTex(tex, line_cells(tex, doc.marker_index), tuple(regions))
+
+
+OWN_FIELDS = frozenset({"extra_packages", "zh_typesetting"})
+"""Placeholders whose value is mechnb's own text alone (data files and declarations generated
+from tables): every other value carries something of the notebook and is judged."""
+
+
+def _shift(region: Region, by: int) -> Region:
+    return replace(region, start=region.start + by, end=region.end + by)
 
 
 def author_block(names: Sequence[str], lines: Sequence[Sequence[str]] = ()) -> str:

@@ -40,7 +40,8 @@ FORMAT_ENGINES = ("pdflatex",)
 """Engines whose preamble can be dumped (XeTeX cannot dump OpenType fonts)."""
 FORMAT_NAME = "mechnbfmt"
 """The format's file name in a build folder (``mechnbfmt.fmt``)."""
-_DUMP = "\\csname endofdump\\endcsname"
+DUMP_LINE = "\\csname endofdump\\endcsname"
+_DUMP = DUMP_LINE
 _BASE = {"pdflatex": "&pdflatex"}
 _TAGGED = re.compile(r"([\[(hvxkg$])(\d+),")
 _HEADER = ("!", "SyncTeX", "Version", "Output", "Magnification", "Unit", "X Offset", "Y Offset",

@@ -188,7 +188,7 @@ def build(notebook: str | os.PathLike[str], *, cancel: threading.Event | None = 
         version = previous.get("version") if previous else None
         built_at = previous.get("built_at") if previous else None
         try:
-            refuse_untrusted(paper, engine=result.engine, style=result.style)
+            refuse_untrusted(result, engine=result.engine)
         except UntrustedTexError as exc:
             return PreviewResult("blocked", _blocked(paper, str(exc)), engine=result.engine,
                                  message=str(exc), seconds=time.perf_counter() - started,
@@ -203,6 +203,9 @@ def build(notebook: str | os.PathLike[str], *, cancel: threading.Event | None = 
         tokens = token_index(paper.cells)
         resources_key = _resource_digest(result.resources)
         latex = passes.mark(result.latex)
+        # the judged text, plus the one line of mechnb's own that marks the format's end
+        if latex != result.latex and latex.replace(passes.DUMP_LINE, "", 1) != result.latex:
+            raise AssertionError("the preview compiles other TeX than the gate judged")
         fmt_key = passes.format_key(latex, engine, resources_key)
         reuse = (previous is not None and previous.get("engine") == engine
                  and previous.get("resources") == resources_key)

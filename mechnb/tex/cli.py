@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from ..notebook import Paper
     from .gate import ReviewItem
 
 HELP = "show what needs review before a notebook compiles, and approve it once read"
@@ -21,19 +21,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--yes", "-y", action="store_true",
                         help="approve without asking (you have read it)")
     parser.add_argument("--show", action="store_true",
-                        help="print each item's content in full before asking")
+                        help="print each item's content in full before asking, and every "
+                             "file TeX may read with its SHA-256")
+    # the export's options: the judged document is the one this export would compile
+    parser.add_argument("--include-code", action="store_true",
+                        help="judge the document `mechnb export --include-code` compiles")
+    parser.add_argument("--style", help="judge it with this venue style (as export --style)")
+    parser.add_argument("--template", help="judge it with this template (as export --template)")
+    parser.add_argument("--engine", choices=("pdflatex", "xelatex", "lualatex"),
+                        help="the TeX engine the export uses")
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """List the needs-review items, ask, record the approval. Exit 0 when nothing is left to
     approve (or it was approved now), 1 when something is refused or approval was declined."""
+    from ..exporter.judged import assess, export_options
     from ..notebook import read_paper
-    from .gate import assess
     from .trust import approve, describe, unapproved
 
     paper = read_paper(args.notebook)
-    verdict = assess(paper)
+    verdict = assess(paper, **export_options(args))
     name = paper.path.name if paper.path else args.notebook
+    if args.show:
+        out.write(f"the judged document: the .tex (sha256 {verdict.tex_digest[:16]}…) and "
+                  f"{len(verdict.files)} file(s) TeX may read:\n")
+        for rel, sha in verdict.files.items():
+            out.write(f"    {sha}  {rel}\n")
     for r in verdict.refused:
         where = "the notebook" if r.cell is None else f"cell {r.cell + 1}"
         where += f" {r.where}" if r.where else ""
@@ -43,7 +56,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for item in pending:
         out.write(f"review   {describe(item)}\n")
         if args.show:
-            out.write(_content(paper, item))
+            out.write(f"    digest {item.digest}\n" + _content(item))
     if verdict.refused:
         out.write(f"{name}: {len(verdict.refused)} refused place(s) never compile without "
                   "--trust and cannot be approved; remove them (see `mechnb check`)\n")
@@ -53,7 +66,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 1 if verdict.refused else 0
     if args.list:
         out.write(f"{name}: {len(pending)} item(s) need review; approve them with "
-                  f"`mechnb trust {name}`\n")
+                  f"`mechnb trust {shlex.quote(name)}`\n")
         return 1
     if not args.yes:
         if not sys.stdin.isatty():
@@ -72,12 +85,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 1 if verdict.refused else 0
 
 
-def _content(paper: Paper, item: ReviewItem) -> str:
-    """The text of a needs-review item, indented, for ``--show``."""
-    from .gate import pieces
-
-    texts = [p.text for p in pieces(paper) if p.cell == item.cell and p.where == item.where]
-    if item.kind == "off-list" and item.cell is not None and not item.where:
-        texts = [paper.cells[item.cell].source]
-    body = "\n".join(texts)[:4000]
+def _content(item: ReviewItem) -> str:
+    """The text of a needs-review item as it stands in the compiled ``.tex``, for ``--show``."""
+    body = item.content[:4000]
     return "".join(f"    | {line}\n" for line in body.splitlines()) or "    | (empty)\n"

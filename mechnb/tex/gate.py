@@ -30,18 +30,21 @@ import bisect
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..paper_paths import resolve_in_folder
-from .scan import DANGEROUS_ENVIRONMENTS, command_reason, find_dangerous, path_reason, scan_markdown
+from .scan import (
+    DANGEROUS_ENVIRONMENTS,
+    PATH_COMMANDS,
+    command_reason,
+    find_dangerous,
+    path_reason,
+)
 
 if TYPE_CHECKING:
-    from markdown_it.token import Token
 
     from ..notebook import Paper
 
@@ -145,9 +148,37 @@ TABLE_MACROS = TEXT_MACROS | frozenset({
 TABLE_ENVIRONMENTS = frozenset({"tabular", "tabular*", "tabularx", "table", "table*",
                                 "center", "threeparttable", "tablenotes", "itemize"})
 """Environments of a table in a ``text/latex`` output."""
+DOCUMENT_MACROS = frozenset({
+    # what the exporter itself writes around and between the notebook's text (latex.py,
+    # markdown.py, outputs.py, escape.py): sectioning, figures, lists, notes, spacing
+    "section", "subsection", "subsubsection", "paragraph", "subparagraph", "phantomsection",
+    "caption", "includegraphics", "appendix", "bibliographystyle", "bibliography", "todo",
+    "item", "noindent", "par", "vspace", "hspace", "abovecaptionskip", "thetcbcounter",
+    "abstractname", "ensuremath", "hookrightarrow", "smallskip", "medskip", "bigskip",
+    "nobreakspace", "textquotedblleft", "textquotedblright", "textquoteleft",
+    "textquoteright", "textasciicircum", "textless", "textgreater", "textunderscore",
+    "textdollar", "textbraceleft", "textbraceright", "allowbreak", "mbox", "hbox", "strut",
+    "textcolor", "color", "fbox", "sout", "st", "xout", "lstinline", "footnotemark",
+    "footnotetext", "and", "mechstrike",
+})
+"""Commands the exporter writes into the document body itself (beside the allow-list of
+markdown math and tables): a notebook that writes them in its own math is not refused for
+them, since none reads, writes or names a file by itself — ``\\includegraphics``,
+``\\input`` and ``\\bibliography`` are judged by the file they name (``judge_document``)."""
+DOCUMENT_ENVIRONMENTS = frozenset({
+    "abstract", "proof", "figure", "figure*", "tcolorbox", "itemize", "enumerate",
+    "description", "quote", "quotation", "center", "flushleft", "flushright", "Verbatim",
+    "minipage", "thebibliography",
+})
+"""Environments the exporter writes (the role registry's theorem and box environments are
+added from the registry)."""
+FILE_COMMANDS = frozenset({"input", "include", "includegraphics", "bibliography",
+                           "bibliographystyle"})
+"""Commands that make TeX read a file: in the judged document each must name one of the
+judged files (``files``), nothing else."""
 SAFE_SCHEMES = re.compile(r"(?i)^\s*(?:https?|ftp|mailto|doi):")
 
-Context = Literal["math", "text", "table"]
+Context = Literal["math", "text", "table", "document"]
 _HitSink = Callable[[int, int, "Verdict", str], None]
 
 
@@ -172,17 +203,30 @@ def mathjax() -> MathJax:
                    frozenset(data["environments"]), source)
 
 
+@cache
 def allowed_macros(context: Context) -> frozenset[str]:
     """The control sequences allowed in ``context`` before the notebook defines any."""
     if context == "table":
         return TABLE_MACROS | mathjax().macros
+    if context == "document":
+        return TABLE_MACROS | mathjax().macros | DOCUMENT_MACROS
     return mathjax().macros | TEXT_MACROS
 
 
+@cache
 def allowed_environments(context: Context) -> frozenset[str]:
     """The environments allowed in ``context``."""
     if context == "table":
         return TABLE_ENVIRONMENTS | mathjax().environments
+    if context == "document":
+        from ..roles import registry
+
+        roles = {str(r.latex["env"]) for r in registry().values()
+                 if r.latex_kind == "environment"}
+        boxes = {"mech" + re.sub(r"[^a-zA-Z]", "", r.name) for r in registry().values()
+                 if r.latex_kind == "box"}
+        return (TABLE_ENVIRONMENTS | mathjax().environments | DOCUMENT_ENVIRONMENTS
+                | frozenset(roles) | frozenset(boxes))
     return mathjax().environments
 
 
@@ -200,7 +244,7 @@ class Hit:
 
 
 _TOKEN = re.compile(r"\\(?:([A-Za-z]+)|(.))|(%)|(\\)$", re.S)
-_SPACE = re.compile(r"(?:[ \t\r\n]|%[^\n]*(?:\n|$))*")
+_SPACE = re.compile(r"(?:[ \t\r\n]|%[^\n\r]*(?:\r\n|\r|\n|$))*")
 _PLAIN_NAME = re.compile(r"[A-Za-z]+\*?")
 _GROUP_LIMIT = 10_000
 
@@ -225,8 +269,7 @@ def _group(text: str, pos: int) -> tuple[str, int] | None:
             k += 2
             continue
         if ch == "%":
-            nl = text.find("\n", k)
-            k = stop if nl < 0 else nl + 1
+            k = _line_end(text, k, stop)
             continue
         if ch == "{":
             depth += 1
@@ -235,6 +278,34 @@ def _group(text: str, pos: int) -> tuple[str, int] | None:
             if depth == 0:
                 return text[pos + 1:k], k + 1
         k += 1
+    return None
+
+
+def _line_end(text: str, pos: int, stop: int | None = None) -> int:
+    """Where the line holding ``pos`` ends, past its line break: TeX ends a line (and so a
+    comment) at a line feed, a carriage return, or both."""
+    stop = len(text) if stop is None else stop
+    m = _LINE_BREAK.search(text, pos, stop)
+    return stop if m is None else m.end()
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _verbatim_group(text: str, pos: int) -> int | None:
+    """End of a ``{…}`` group at ``pos`` as the url package reads ``\\url``'s argument:
+    braces balanced, ``%`` and backslashes taken literally (``None``: no group)."""
+    pos = _skip(text, pos)
+    if pos >= len(text) or text[pos] != "{":
+        return None
+    depth = 0
+    for k in range(pos, min(len(text), pos + _GROUP_LIMIT)):
+        if text[k] == "{":
+            depth += 1
+        elif text[k] == "}":
+            depth -= 1
+            if depth == 0:
+                return k + 1
     return None
 
 
@@ -283,28 +354,92 @@ def _special(name: str) -> bool:
     return name in NAME_BUILDERS or name in NAME_TAKERS or command_reason(name) is not None
 
 
+_VERBATIM = re.compile(r"\\begin\{Verbatim\}(?=\r?\n)")
+_VERBATIM_END = re.compile(r"\\end\s*\{Verbatim\}")
+_GRAPHICS_EXTENSIONS = ("", ".pdf", ".png", ".jpg", ".jpeg", ".PDF", ".PNG", ".JPG", ".JPEG")
+
+
+def _file_named(name: str, files: Mapping[str, bytes], extensions: Iterable[str]) -> str | None:
+    """The judged file TeX takes for ``name`` (trying ``extensions`` as TeX does), or None."""
+    name = name.strip()
+    for ext in extensions:
+        if name + ext in files:
+            return name + ext
+    return None
+
+
+def _file_command(text: str, pos: int, name: str, files: Mapping[str, bytes]
+                  ) -> tuple[int, str | None]:
+    """``(end, why)`` for a command that reads a file in the judged document: ``why`` is None
+    when every file it names is one of the judged ``files``."""
+    m = _FILE_ARG.match(text, pos)
+    if m is None:
+        return pos, "reads a file whose name is not written in place"
+    arg = m.group(1)
+    if name == "bibliographystyle":  # a .bst of the judged files, or of the TeX installation
+        missing = [] if _PLAIN_FILE.fullmatch(arg.strip()) else [arg]
+    elif name == "bibliography":
+        names = [n.strip() for n in arg.split(",")]
+        missing = [n for n in names if _file_named(n, files, (".bib",)) is None]
+    elif name == "includegraphics":
+        missing = [arg] if _file_named(arg, files, _GRAPHICS_EXTENSIONS) is None else []
+    else:
+        found = _file_named(arg, files, ("", ".tex"))
+        missing = [arg] if found is None or not _is_tex_file(found) else []
+    if missing:
+        return m.end(), (f"makes TeX read {missing[0][:60]!r}, which is not one of the paper's "
+                         "judged files")
+    return m.end(), None
+
+
+_FILE_ARG = re.compile(r"[ \t]*\*?[ \t]*(?:\[[^\[\]{}]{0,500}\][ \t]*){0,2}"
+                       r"\{([^{}\\%^#~]{0,500})\}")
+"""A file command's options (plain text) and its file name (plain: no macro, comment, ``^^``
+or active character)."""
+
+
+_PLAIN_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,100}")
+
+
+def _is_tex_file(name: str) -> bool:
+    return not name.lower().endswith((".png", ".jpg", ".jpeg", ".pdf", ".eps", ".bib"))
+
+
 def judge(text: str, context: Context = "math", defined: frozenset[str] = frozenset(), *,
-          limit: int | None = None) -> list[Hit]:
+          limit: int | None = None, files: Mapping[str, bytes] | None = None) -> list[Hit]:
     """Every place of TeX ``text`` that is not allowed in ``context``, in order.
 
     ``defined`` are the notebook's own macros (``defined_names``); ``limit`` stops after that
-    many hits. Linear in the text: each token is read once.
+    many hits. Linear in the text: each token is read once, as TeX reads it: a comment runs to
+    a line feed or a carriage return, except inside ``\\url``/``\\href`` targets (which the url
+    package reads literally); the body of an option-less ``Verbatim`` environment is text.
+    In the ``document`` context (a whole judged ``.tex``), ``\\input``, ``\\includegraphics``
+    and ``\\bibliography`` are allowed exactly when they name one of ``files``.
     """
     if "\\" not in text and "^^" not in text:
         return []
     macros = allowed_macros(context) | defined
     environments = allowed_environments(context)
     hits: list[Hit] = []
+    document = context == "document"
+    files = files or {}
 
     def hit(start: int, end: int, verdict: Verdict, reason: str) -> None:
         hits.append(Hit(start, _snippet(text, start, end), verdict, reason))
 
     # the deny-list is the floor: whatever it refuses (file primitives, `^^`, image paths
     # outside the paper, `graphics=` options, \begin{input}…) is refused in every context
-    floor = find_dangerous(text, keys=True, limit=limit)
-    for d in floor:
-        hits.append(Hit(d.offset, d.snippet, REFUSED, d.reason))
-    judged = {d.offset for d in floor}
+    floor: list[Hit] = []
+    for d in find_dangerous(text, keys=True, limit=limit):
+        word = re.match(r"\\+([A-Za-z]+)", d.snippet)
+        if document and word and word.group(1) in FILE_COMMANDS:
+            continue  # judged below by the file it names
+        floor.append(Hit(d.offset, d.snippet, REFUSED, d.reason))
+    if document and floor:
+        floor = _keys_in_options(text, floor)
+    judged = {h.offset for h in floor}
+    verbatim: list[tuple[int, int]] = []
+    literal_until = -1  # inside a \url/\href target, read literally by the url package
     pos = 0
     while limit is None or len(hits) < limit:
         m = _TOKEN.search(text, pos)
@@ -314,8 +449,8 @@ def judge(text: str, context: Context = "math", defined: frozenset[str] = frozen
         if start in judged:
             continue  # refused by the deny-list already
         if m.group(3) is not None:  # a comment: TeX ignores the rest of the line
-            nl = text.find("\n", pos)
-            pos = len(text) if nl < 0 else nl + 1
+            if start >= literal_until:
+                pos = _line_end(text, pos)
             continue
         if m.group(4) is not None:
             break  # a lone backslash at the very end
@@ -323,6 +458,11 @@ def judge(text: str, context: Context = "math", defined: frozenset[str] = frozen
             continue  # a control symbol (\, \{ \% \' …): LaTeX defines none that reads or runs
 
         name = m.group(1)
+        if document and name in FILE_COMMANDS:
+            pos, why = _file_command(text, pos, name, files)
+            if why is not None:
+                hit(start, pos, REFUSED, why)
+            continue
         reason = NAME_BUILDERS.get(name) or command_reason(name)
         if reason is not None:
             hit(start, pos, REFUSED, reason)
@@ -343,26 +483,95 @@ def judge(text: str, context: Context = "math", defined: frozenset[str] = frozen
                                          "reads or builds names")
             elif env not in environments:
                 hit(start, pos, REVIEW, f"the environment {env} is not among those "
-                                        f"{'a table' if context == 'table' else 'MathJax'} "
-                                        "uses")
+                                        f"{_CONTEXT_NAMES[context]} uses")
+            elif name == "begin" and env == "Verbatim" and _VERBATIM.match(text, start):
+                # fancyvrb reads its body as text up to the line `\end{Verbatim}`: the first
+                # such text is where TeX reads TeX again at the earliest
+                stop = _VERBATIM_END.search(text, pos)
+                end = len(text) if stop is None else stop.start()
+                verbatim.append((pos, end))
+                pos = end
             continue
         if name in DEFINITIONS:
             pos = _definition(text, start, pos, name, macros, hit)
             continue
         if name in ("href", "url"):
             group = _group(text, pos)
-            if group is not None:
-                target = re.sub(r"%[^\n]*\n?[ \t]*", "", group[0])  # TeX drops comments
-                if not SAFE_SCHEMES.match(target) and path_reason(target) is not None:
-                    hit(start, group[1], REFUSED, path_reason(target) or "")
-                pos = group[1]
+            literal = _verbatim_group(text, pos)
+            if group is None or literal is None:
+                hit(start, pos + 1, REFUSED, f"\\{name} whose target is not written in place "
+                                             "(a macro could make it any file or action)")
+                continue
+            inner = text[_skip(text, pos) + 1:literal - 1]
+            for target in (inner, _COMMENT_AND_BREAK.sub("", group[0])):
+                why = path_reason(target)
+                if not SAFE_SCHEMES.match(target) and why is not None:
+                    hit(start, max(group[1], literal), REFUSED, why)
+                    break
+            # the target is read again as tokens (a url read as TeX would run them)
+            pos = _skip(text, pos) + 1
+            literal_until = max(literal_until, literal)
             continue
         if name not in macros:
             hit(start, pos, REVIEW, f"`\\{name}` is not among the "
-                                    f"{'table' if context == 'table' else 'MathJax'} commands "
-                                    "mechnb can vouch for")
+                                    f"{_CONTEXT_COMMANDS[context]} commands mechnb can vouch for")
+    if verbatim:  # what fancyvrb prints as text was never TeX
+        starts = [a for a, _ in verbatim]
+        floor = [h for h in floor if not _inside(h.offset, starts, verbatim)]
+    hits += floor
     hits.sort(key=lambda h: h.offset)
     return hits if limit is None else hits[:limit]
+
+
+def _inside(offset: int, starts: list[int], spans: list[tuple[int, int]]) -> bool:
+    k = bisect.bisect_right(starts, offset) - 1
+    return k >= 0 and spans[k][0] <= offset < spans[k][1]
+
+
+_KEY_READERS = re.compile(r"\\([A-Za-z]+)\*?\s*$")
+
+
+def _keys_in_options(text: str, floor: list[Hit]) -> list[Hit]:
+    """``floor`` without its ``file=``/``graphics=`` key hits that sit in running text: in a
+    whole document a key option is only read inside ``[…]`` or the braces of a command that
+    is not one of the text commands (``\\tcbset{…}``, ``\\setkeys{…}``). One linear pass."""
+    keys = sorted(h.offset for h in floor if not h.snippet.startswith(("\\", "^^")))
+    if not keys:
+        return floor
+    inert = TEXT_MACROS | DOCUMENT_MACROS
+    keep: set[int] = set()
+    stack: list[bool] = []  # for each open group: may it read key=value options?
+    k = 0
+    pos = 0
+    n = len(text)
+    while k < len(keys) and pos < n:
+        ch = text[pos]
+        if pos == keys[k]:
+            if any(stack):
+                keep.add(keys[k])
+            k += 1
+            continue
+        if ch == "\\":
+            pos += 2
+            continue
+        if ch in "[{":
+            if ch == "[":
+                stack.append(True)
+            else:
+                m = _KEY_READERS.search(text, max(0, pos - 40), pos)
+                stack.append(m is not None and m.group(1) not in inert)
+        elif ch in "]}" and stack:
+            stack.pop()
+        pos += 1
+    return [h for h in floor if h.snippet.startswith(("\\", "^^")) or h.offset in keep]
+
+
+_COMMENT_AND_BREAK = re.compile(r"%[^\n\r]*(?:\r\n|\r|\n)?[ \t]*")
+"""A TeX comment with its line break and the next line's indentation (TeX drops all three)."""
+_CONTEXT_NAMES = {"math": "MathJax", "text": "MathJax", "table": "a table",
+                  "document": "MathJax, tables or mechnb's own export"}
+_CONTEXT_COMMANDS = {"math": "MathJax", "text": "MathJax", "table": "table",
+                     "document": "MathJax, table or mechnb export"}
 
 
 def _definition(text: str, start: int, pos: int, command: str, macros: frozenset[str],
@@ -386,7 +595,8 @@ def _definition(text: str, start: int, pos: int, command: str, macros: frozenset
             hit(start, after, REFUSED, "\\let onto something that is not a command")
             return after
         aliased = target.group(1)
-        if aliased in NAME_TAKERS or aliased in NAME_BUILDERS or aliased not in macros:
+        if (aliased in NAME_TAKERS or aliased in NAME_BUILDERS or aliased in PATH_COMMANDS
+                or aliased in FILE_COMMANDS or aliased not in macros):
             hit(start, after + target.end(), REFUSED,
                 f"\\let makes \\{name} a copy of \\{aliased}, which is off the allow-list or "
                 "takes a name; the copy would escape the gate's checks")
@@ -400,208 +610,37 @@ def _definition(text: str, start: int, pos: int, command: str, macros: frozenset
     return after  # \newcommand / \renewcommand: [n] and [default] are read as plain tokens
 
 
-# ------------------------------------------------------------------ a notebook, piece by piece
-PARSE_LIMIT = 20_000
-"""Characters of a markdown cell parsed with markdown-it to find TeX the scanner took for code
-or prose; TeX-looking code or prose of a larger cell is judged as math instead (strictly)."""
-FILE_LIMIT = 2_000_000
-"""Bytes of a template, style or .bib file read for the gate (a larger one is refused unread)."""
+# --------------------------------------------------------------------- the judged document
 BUILTIN_TEMPLATES = ("article", "ctexart")
 RAW_LATEX_FORMATS = frozenset({"text/latex", "latex", "tex"})
 """Raw cells whose ``format`` (or ``raw_mimetype``) is one of these go to TeX as written; the
-export drops every other raw cell (HTML, reST, a YAML header), so the gate ignores them."""
-_EXPORTED_TEX_TOKENS = frozenset({"math_inline", "math_inline_double", "math_block",
-                                  "math_block_label", "amsmath", "latex_ref"})
-"""markdown-it tokens whose content the export writes into the .tex as TeX."""
-_MATH_OUTPUT = re.compile(r"^\s*(?:\$\$?|\\\[|\\\(|\\begin\{(?:equation|align|gather|multline)"
-                          r"\*?\})")
-_TABLE_OUTPUT = re.compile(r"\\begin\{(?:tabular|table)\*?\}")
-_BIB_PREAMBLE = re.compile(r"(?im)^\s*@\s*(preamble|string)\s*[{(]")
+export drops every other raw cell (HTML, reST, a YAML header)."""
+_BIB_PREAMBLE = re.compile(r"(?i)@\s*(preamble|string)\s*[{(]")
+"""BibTeX reads an entry wherever an ``@`` starts one: ``%`` is no comment to it."""
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".pdf")
+"""Judged files TeX reads as images, never as TeX."""
 
 
 @dataclass(frozen=True, slots=True)
-class Piece:
-    """One piece of what a notebook sends to TeX."""
+class Region:
+    """A span ``[start, end)`` of the compiled ``.tex`` and where its text came from.
 
-    cell: int | None
-    """0-based cell index; ``None`` for the notebook metadata and files."""
-    offset: int | None
-    """Offset of ``text`` in the cell source (``None`` for metadata, outputs and files)."""
-    text: str
-    where: str
-    """Empty for cell source, else which part (``output 2 (text/latex)``, ``the template file
-    x.tex``)."""
-    kind: str
-    """``math``, ``table``, ``raw``, ``latex-output``, ``template``, ``style`` or ``bib``: how
-    it is judged (the last five need review as a whole)."""
-
-
-def _read_small(path: Path) -> str | None:
-    try:
-        if path.stat().st_size > FILE_LIMIT:
-            return None
-        return path.read_text("utf-8", errors="replace")
-    except (OSError, ValueError):
-        return None
-
-
-def _tex_outside_math(source: str, spans: list[tuple[int, int]]
-                      ) -> Iterator[tuple[int | None, str]]:
-    """TeX markdown-it finds where the scanner saw code or prose (``(offset, text)``): the
-    scanner only approximates CommonMark, and what the export writes is what markdown-it reads.
+    ``source``: ``own`` (mechnb's data and generated declarations, not judged), ``template``
+    (a built-in template, judged against the deny-list), ``template-file`` (a template next
+    to the notebook, judged and reviewed as a whole), ``definitions`` (the notebook's macros
+    hoisted to the preamble), ``field`` (a placeholder's value built from the notebook — title,
+    authors, abstract, body, appendix, bibliography, the file name — judged token by token)
+    and ``block`` (one cell's text inside a field, with its ``cell`` and block ``kind``;
+    ``raw`` for a raw LaTeX cell, which is reviewed as a whole).
     """
-    from .markdown import parse
 
-    starts = [start for start, _ in spans]
-    cursor = 0
-    for token in _walk(parse(source)):
-        if token.type not in _EXPORTED_TEX_TOKENS or ("\\" not in token.content and (
-                "^^" not in token.content)):
-            continue
-        at = source.find(token.content, cursor)
-        if at >= 0:
-            cursor = at + len(token.content)
-            k = bisect.bisect_right(starts, at) - 1
-            if k >= 0 and spans[k][1] >= cursor:
-                continue  # inside a math span the scanner found: judged already
-        yield (at if at >= 0 else None), token.content
+    start: int
+    end: int
+    source: str
+    cell: int | None = None
+    kind: str = ""
 
 
-def _walk(tokens: list[Token]) -> Iterator[Token]:
-    stack = list(reversed(tokens))
-    while stack:
-        token = stack.pop()
-        if token.children:
-            stack.extend(reversed(token.children))
-        yield token
-
-
-def _markdown_pieces(cell: int | None, source: str, where: str) -> Iterator[Piece]:
-    """The math of a piece of markdown (a cell, a caption, a title, a markdown output)."""
-    scan = scan_markdown(source)
-    spans = [(s.start, s.end) for s in scan.spans if s.kind == "math"]
-    for start, end in spans:
-        yield Piece(cell, start if not where else None, source[start:end], where, "math")
-    # code or prose that would not pass as TeX (most never does: a \\cite is allowed): only
-    # then is the cell parsed as the export parses it, to see whether any of it is TeX there
-    suspect = [s for s in scan.spans if s.kind != "math"
-               and ("\\" in source[s.start:s.end] or "^^" in source[s.start:s.end])
-               and judge(source[s.start:s.end], "math", limit=1)]
-    if not suspect:
-        return
-    if len(source) > PARSE_LIMIT:
-        for s in suspect:
-            yield Piece(cell, s.start if not where else None, source[s.start:s.end], where,
-                        "math")
-        return
-    for at, text in _tex_outside_math(source, spans):
-        yield Piece(cell, at if not where else None, text, where, "math")
-
-
-def is_latex_raw(metadata: Mapping[str, Any]) -> bool:
-    """Whether a raw cell with this metadata goes to TeX (``RAW_LATEX_FORMATS``)."""
-    fmt = metadata.get("format") or metadata.get("raw_mimetype")
-    return isinstance(fmt, str) and fmt.lower() in RAW_LATEX_FORMATS
-
-
-def _output_text(value: object) -> str:
-    return "".join(map(str, value)) if isinstance(value, list) else str(value)
-
-
-def style_files(style: object, folder: Path | None) -> list[Path]:
-    """The venue style, class and .bst files of ``metadata.mechnb.style`` that lie next to the
-    notebook (files from the TeX installation are not the notebook's to vouch for)."""
-    if folder is None or not style:
-        return []
-    names: list[str] = []
-    if isinstance(style, str):
-        text = style.strip()
-        if text.startswith("{"):
-            try:
-                style = json.loads(text)
-            except ValueError:
-                return []
-        else:
-            name = text.split("[", 1)[0].strip()
-            names.append(name if name.endswith((".cls", ".sty")) else name + ".sty")
-    if isinstance(style, dict):
-        for key, ext in (("class", ".cls"), ("package", ".sty"), ("bibliography_style", ".bst")):
-            value = style.get(key)
-            if isinstance(value, str) and value:
-                names.append(value if value.endswith(ext) else value + ext)
-    found = []
-    for name in names:
-        if "/" in name or "\\" in name or name.startswith("."):
-            continue
-        path = folder / name
-        if path.is_file():
-            found.append(path)
-    return found
-
-
-def pieces(paper: Paper, style: object = None) -> Iterator[Piece]:
-    """Everything of ``paper`` that reaches the ``.tex``, with how it is judged.
-
-    Markdown math (cells, captions, titles, ``text/markdown`` outputs), TeX that markdown-it
-    finds outside the scanner's math, raw cells, ``text/latex`` outputs of exported code cells
-    (math, tables, or other), the notebook title, the template, the venue style files next to
-    the notebook (``style`` overrides ``metadata.mechnb.style``) and the .bib files it names.
-    """
-    meta = paper.meta
-    if meta.title:
-        yield from _markdown_pieces(None, meta.title, "notebook metadata.mechnb.title")
-    for cell in paper.cells:
-        if cell.role == "note":
-            continue  # never exported
-        if cell.cell_type == "markdown" and cell.source:
-            yield from _markdown_pieces(cell.index, cell.source, "")
-        elif cell.cell_type == "raw" and cell.source.strip() and is_latex_raw(cell.metadata):
-            yield Piece(cell.index, 0, cell.source, "", "raw")
-        for key in ("title", "caption"):
-            value = getattr(cell, key)
-            if value:
-                yield from _markdown_pieces(cell.index, value, f"metadata.mechnb.{key}")
-        if cell.cell_type != "code" or cell.role is None:
-            continue
-        for n, output in enumerate(cell.outputs):
-            data = output.get("data")
-            if not isinstance(data, dict):
-                continue
-            if "text/latex" in data:
-                text = _output_text(data["text/latex"])
-                where = f"output {n + 1} (text/latex)"
-                if _MATH_OUTPUT.match(text):
-                    yield Piece(cell.index, None, text, where, "math")
-                elif _TABLE_OUTPUT.search(text):
-                    yield Piece(cell.index, None, text, where, "table")
-                elif text.strip():
-                    yield Piece(cell.index, None, text, where, "latex-output")
-            elif "text/markdown" in data:
-                yield from _markdown_pieces(cell.index, _output_text(data["text/markdown"]),
-                                            f"output {n + 1} (text/markdown)")
-    folder = paper.path.parent if paper.path else None
-    if meta.template and meta.template not in BUILTIN_TEMPLATES:
-        path, _ = resolve_in_folder(folder, meta.template)
-        content = _read_small(path) if path is not None else None
-        if content:
-            yield Piece(None, None, content, f"the template file {meta.template}", "template")
-    for path in style_files(style if style is not None else meta.style, folder):
-        content = _read_small(path)
-        if content:
-            yield Piece(None, None, content, f"the style file {path.name}", "style")
-    for name in (meta.bibliography or "").split(","):
-        name = name.strip()
-        if not name:
-            continue
-        if not name.endswith(".bib"):
-            name += ".bib"
-        path, _ = resolve_in_folder(folder, name)
-        content = _read_small(path) if path is not None else None
-        if content:
-            yield Piece(None, None, content, f"the bibliography file {name}", "bib")
-
-
-# ------------------------------------------------------------------------------- the verdict
 @dataclass(frozen=True, slots=True)
 class Refusal:
     """TeX that never compiles without ``--trust``."""
@@ -623,25 +662,39 @@ class ReviewItem:
     reason: str
     """What it is and why it needs review, for a person."""
     digest: str
-    """SHA-256 of the kind and the content: what an approval records."""
+    """SHA-256 of the kind, the content as it stands in the compiled ``.tex`` (or the file)
+    and the hashes of the files it makes TeX read: what an approval records."""
     offset: int | None = None
+    content: str = ""
+    """The judged text itself (shown by ``mechnb trust --show``)."""
 
 
 @dataclass
 class Assessment:
-    """The gate's verdict on a notebook."""
+    """The gate's verdict on a judged document."""
 
     refused: list[Refusal] = field(default_factory=list)
     review: list[ReviewItem] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)
+    """Every file TeX may read besides the ``.tex`` (relative path → SHA-256)."""
+    tex_digest: str = ""
+    """SHA-256 of the judged ``.tex``."""
 
 
 _WHOLE_REVIEW = {"raw": "a raw LaTeX cell goes to TeX unchecked",
-                 "latex-output": "a text/latex output that is neither math nor a table goes to "
-                                 "TeX unchecked",
                  "template": "a template next to the notebook is compiled as the paper's "
                              "preamble",
-                 "style": "a venue style or class file next to the notebook is compiled with "
-                          "the paper"}
+                 "style": "a venue style, class or BibTeX style file next to the notebook is "
+                          "compiled with the paper",
+                 "tex-file": "a TeX file the paper reads (\\input) is compiled with it",
+                 "file": "a file the paper gives TeX is compiled with it"}
+_FIELD_WHERE = {"title": "notebook metadata.mechnb.title",
+                "authors": "notebook metadata.mechnb.authors",
+                "generated_by": "the notebook's file name",
+                "bibliography": "notebook metadata.mechnb.bibliography",
+                "keywords": "notebook metadata.mechnb.keywords",
+                "title_en/abstract_en": "notebook metadata.mechnb.title_en / abstract_en",
+                "macros": "the notebook's macro definitions"}
 
 
 def digest(kind: str, content: str) -> str:
@@ -649,48 +702,183 @@ def digest(kind: str, content: str) -> str:
     return hashlib.sha256(f"mechnb-trust\0{kind}\0{content}".encode()).hexdigest()
 
 
-def assess(paper: Paper, style: object = None, *, limit: int = 200) -> Assessment:
-    """Judge everything ``paper`` sends to TeX (at most ``limit`` refusals are listed)."""
-    found = list(pieces(paper, style))
-    defined = defined_names(p.text for p in found if p.kind == "math")
-    out = Assessment()
+def _file_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_kind(name: str) -> str:
+    """How a judged file is read by TeX: ``image``, ``bib``, ``style`` or ``tex-file``."""
+    lower = name.lower()
+    if lower.endswith(IMAGE_SUFFIXES):
+        return "image"
+    if lower.endswith(".bib"):
+        return "bib"
+    if lower.endswith((".sty", ".cls", ".bst", ".clo", ".cfg", ".def")):
+        return "style"
+    return "tex-file"
+
+
+_NAMED_FILE = re.compile(r"\\(?:input|include|includegraphics|bibliography)(?![A-Za-z])"
+                         r"[ \t]*\*?(?:\[[^\]]{0,500}\])?\{([^{}]{1,500})\}")
+
+
+def _files_read(text: str, files: Mapping[str, bytes]) -> list[str]:
+    """The judged files ``text`` names (so an approval of it covers their content too)."""
+    found: list[str] = []
+    for m in _NAMED_FILE.finditer(text):
+        for name in m.group(1).split(","):
+            hit = _file_named(name, files, (*_GRAPHICS_EXTENSIONS, ".tex", ".bib"))
+            if hit is not None and hit not in found:
+                found.append(hit)
+    return found
+
+
+def _with_files(text: str, files: Mapping[str, bytes]) -> str:
+    return text + "".join(f"\0{name}\0{_file_digest(files[name])}"
+                          for name in sorted(_files_read(text, files)))
+
+
+_Where = Callable[[int | None, str], tuple[str, int | None]]
+
+
+def judge_document(tex: str, regions: Iterable[Region], files: Mapping[str, bytes], *,
+                   where: _Where | None = None, limit: int = 200) -> Assessment:
+    """The gate's verdict on a compiled document: ``tex`` exactly as TeX gets it, ``regions``
+    saying where its parts came from, and ``files``, every other file TeX may read (relative
+    path → bytes, exactly what goes into the build folder).
+
+    Every character of ``tex`` outside mechnb's ``own`` regions is judged as TeX reads it;
+    every file is judged by how TeX reads it. ``where(cell, snippet)`` names the part of a
+    cell a hit came from and its offset in the cell source (for messages).
+    """
+    regions = list(regions)
+    out = Assessment(tex_digest=hashlib.sha256(tex.encode("utf-8")).hexdigest(),
+                     files={name: _file_digest(data) for name, data in sorted(files.items())})
+    judged = [r for r in regions if r.source != "block"]
+    covered = sorted((r.start, r.end) for r in judged)
+    # whatever no region accounts for is judged as document text too (nothing goes unjudged)
+    cursor = 0
+    for start, end in covered:
+        if start > cursor:
+            judged.append(Region(cursor, start, "field", None, "unaccounted"))
+        cursor = max(cursor, end)
+    if cursor < len(tex):
+        judged.append(Region(cursor, len(tex), "field", None, "unaccounted"))
+    blocks = sorted((r for r in regions if r.source == "block"), key=lambda r: r.start)
+    starts = [b.start for b in blocks]
+    defined = defined_names(tex[r.start:r.end] for r in judged
+                            if r.source in ("field", "definitions"))
     off_list: dict[tuple[int | None, str], list[Hit]] = {}
-    for piece in found:
-        if piece.kind in ("math", "table"):
-            hits = judge(piece.text, "table" if piece.kind == "table" else "math", defined,
-                         limit=limit)
+    texts: dict[tuple[int | None, str], list[str]] = {}
+
+    def block_at(offset: int) -> Region | None:
+        k = bisect.bisect_right(starts, offset) - 1
+        return blocks[k] if k >= 0 and blocks[k].end > offset else None
+
+    def place(region: Region, offset: int, snippet: str
+              ) -> tuple[int | None, str, int | None, Region | None]:
+        block = block_at(offset) if region.source == "field" else None
+        if block is not None and block.cell is not None:
+            part, at = where(block.cell, snippet) if where else ("", None)
+            return block.cell, part, at, block
+        if region.source in ("template", "template-file"):
+            return None, f"the template {region.kind}", None, None
+        return None, _FIELD_WHERE.get(region.kind, f"the document ({region.kind})"), None, None
+
+    for region in sorted(judged, key=lambda r: r.start):
+        text = tex[region.start:region.end]
+        if region.source == "own":
+            continue
+        if region.source in ("template", "template-file"):
+            hits = [Hit(d.offset, d.snippet, REFUSED, d.reason)
+                    for d in find_dangerous(text, keys=True, limit=limit, template=True)]
         else:
-            hits = [Hit(h.offset, h.snippet, REFUSED, h.reason) for h in find_dangerous(
-                piece.text, keys=True, limit=limit, template=piece.kind in ("template", "style"))]
+            hits = judge(text, "math" if region.source == "definitions" else "document",
+                         defined, limit=limit, files=files)
         for h in hits:
-            at = None if piece.offset is None else piece.offset + h.offset
+            cell, part, at, block = place(region, region.start + h.offset, h.snippet)
             if h.verdict == REFUSED:
                 if len(out.refused) < limit:
-                    out.refused.append(Refusal(piece.cell, at, piece.where, h.snippet, h.reason))
-            else:
-                off_list.setdefault((piece.cell, piece.where), []).append(
-                    Hit(at if at is not None else -1, h.snippet, h.verdict, h.reason))
-        if piece.kind in _WHOLE_REVIEW:
-            out.review.append(ReviewItem(piece.cell, piece.where, piece.kind,
-                                         _WHOLE_REVIEW[piece.kind],
-                                         digest(piece.kind, piece.text), piece.offset))
-        elif piece.kind == "bib" and _bib_needs_review(piece.text):
-            out.review.append(ReviewItem(None, piece.where, "bib", "the .bib has @preamble "
-                                         "or @string TeX beyond plain text, which BibTeX copies "
-                                         "into the paper", digest("bib", piece.text)))
-    for (cell, where), hits in off_list.items():
+                    out.refused.append(Refusal(cell, at, part, h.snippet, h.reason))
+            elif block is None or block.kind != "raw":  # a raw cell is reviewed whole
+                key = (cell, part)
+                off_list.setdefault(key, []).append(Hit(at if at is not None else -1,
+                                                        h.snippet, h.verdict, h.reason))
+                if key not in texts:
+                    texts[key] = ([tex[b.start:b.end] for b in blocks if b.cell == cell]
+                                  if cell is not None else [text])
+        if region.source == "template-file":
+            body = _with_files(text, files)
+            out.review.append(ReviewItem(None, f"the template {region.kind}", "template",
+                                         _WHOLE_REVIEW["template"], digest("template", body),
+                                         content=text))
+    for block in blocks:
+        if block.kind == "raw" and block.cell is not None:
+            text = tex[block.start:block.end]
+            if text.strip():
+                out.review.append(ReviewItem(block.cell, "", "raw", _WHOLE_REVIEW["raw"],
+                                             digest("raw", _with_files(text, files)), 0,
+                                             content=text))
+    for (cell, part), hits in off_list.items():
         names = list(dict.fromkeys(h.snippet for h in hits))
         shown = ", ".join(f"`{n}`" for n in names[:3]) + (
             f" and {len(names) - 3} more" if len(names) > 3 else "")
-        content = (paper.cells[cell].source if cell is not None and not where
-                   else "\0".join(h.snippet for h in hits) + "\0" + where)
+        content = "\n".join(texts[(cell, part)])
         first = hits[0].offset
         out.review.append(ReviewItem(
-            cell, where, "off-list", f"{shown} {'is' if len(names) == 1 else 'are'} not among "
+            cell, part, "off-list", f"{shown} {'is' if len(names) == 1 else 'are'} not among "
             "the commands of MathJax 3 (as JupyterLab shows them), the table commands or the "
-            "notebook's own macros", digest("off-list", content), first if first >= 0 else None))
+            "notebook's own macros", digest("off-list", _with_files(content, files) + "\0"
+                                            + part), first if first >= 0 else None,
+            content=content))
+    for name, data in sorted(files.items()):
+        _judge_file(name, data, out, limit)
     out.review.sort(key=lambda r: (r.cell is not None, r.cell or 0, r.offset or 0))
     return out
+
+
+def _judge_file(name: str, data: bytes, out: Assessment, limit: int) -> None:
+    """Judge one file of the build folder by how TeX reads it."""
+    kind = file_kind(name)
+    if kind == "image":
+        return
+    text = data.decode("utf-8", "replace")
+    where = f"the {'bibliography' if kind == 'bib' else 'file'} {name}"
+    if kind == "bib":
+        # BibTeX copies fields into the .bbl TeX reads: judged as TeX text
+        hits = judge(text, "text", limit=limit)
+        for h in hits:
+            if h.verdict == REFUSED and len(out.refused) < limit:
+                out.refused.append(Refusal(None, None, where, h.snippet, h.reason))
+        if _bib_needs_review(text) or any(h.verdict == REVIEW for h in hits):
+            out.review.append(ReviewItem(None, where, "bib", "the .bib has @preamble or "
+                                         "@string TeX, or commands off the allow-list, which "
+                                         "BibTeX copies into the paper",
+                                         digest("bib", text), content=text))
+        return
+    for d in find_dangerous(text, keys=True, limit=limit, template=True):
+        if len(out.refused) < limit:
+            out.refused.append(Refusal(None, None, where, d.snippet, d.reason))
+    # a venue style is approved once for every notebook that uses it: its content alone
+    out.review.append(ReviewItem(None, where, kind, _WHOLE_REVIEW[kind],
+                                 digest(kind, text if kind == "style" else name + "\0" + text),
+                                 content=text))
+
+
+def is_latex_raw(metadata: Mapping[str, Any]) -> bool:
+    """Whether a raw cell with this metadata goes to TeX (``RAW_LATEX_FORMATS``)."""
+    fmt = metadata.get("format") or metadata.get("raw_mimetype")
+    return isinstance(fmt, str) and fmt.lower() in RAW_LATEX_FORMATS
+
+
+def assess(paper: Paper, style: object = None, **options: Any) -> Assessment:
+    """Judge ``paper`` as it compiles: the exporter renders the complete document in memory
+    (for the export ``options``: ``include_code``, ``template``, ``engine``; ``style`` a
+    ``Style`` or the metadata form) and the gate judges that text and its files
+    (``mechnb.exporter.judged.assess``, the one function every caller uses)."""
+    from ..exporter.judged import assess as assess_export
+
+    return assess_export(paper, style=style, **options)
 
 
 def _bib_needs_review(text: str) -> bool:

@@ -18,6 +18,8 @@ from mechnb.tex.scan import find_dangerous
 REPO = Path(__file__).resolve().parents[2]
 FIRES = REPO / "tests" / "fixtures" / "checker" / "rules" / "MECH022-dangerous-tex" / "fires.ipynb"
 PASSES = FIRES.with_name("passes.ipynb")
+PNG_1PX = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJ"
+           "RU5ErkJggg==")
 CASES = json.loads((REPO / "tests" / "fixtures" / "hardening" / "gate_cases.json").read_text())
 
 
@@ -51,9 +53,11 @@ def test_outputs_are_scanned(mime: str) -> None:
 
 
 def test_notebook_metadata_and_files_are_scanned(tmp_path: Path) -> None:
-    (tmp_path / "t.tex").write_text("\\immediate\\write18{x}((( body )))", "utf-8")
+    (tmp_path / "t.tex").write_text("\\immediate\\write18{x}\\title{((( title )))}((( body )))"
+                                    "((( bibliography )))", "utf-8")
     (tmp_path / "refs.bib").write_text("@misc{a, title={\\input{/etc/passwd}}}", "utf-8")
-    nb = {"nbformat": 4, "nbformat_minor": 5, "cells": [],
+    nb = {"nbformat": 4, "nbformat_minor": 5, "cells": [
+        {"cell_type": "markdown", "id": "a", "metadata": {}, "source": "As in [@a]."}],
           "metadata": {"mechnb": {"title": "$\\XeTeXpdffile /etc/x.pdf$", "template": "t.tex",
                                   "bibliography": "refs.bib"}}}
     path = tmp_path / "p.ipynb"
@@ -62,14 +66,17 @@ def test_notebook_metadata_and_files_are_scanned(tmp_path: Path) -> None:
     assert len(messages) == 4, messages
     assert any(m.startswith("notebook metadata.mechnb.title") for m in messages)
     assert any(m.startswith("the template file t.tex") for m in messages)
-    assert any(m.startswith("the bibliography file refs.bib") for m in messages)
+    assert any(m.startswith("the bibliography p_files/refs.bib") for m in messages)
 
 
 def test_caption_math_is_judged_as_tex() -> None:
     def caption(text: str) -> list[str]:
+        # a figure with an image: its caption is printed (without one, nothing of it is)
         nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
-            {"cell_type": "markdown", "id": "f", "source": "x", "metadata": {"mechnb": {
-                "role": "figure", "label": "fig:a", "caption": text}}}]}
+            {"cell_type": "code", "id": "f", "source": "plot()", "execution_count": 1,
+             "metadata": {"mechnb": {"role": "figure", "label": "fig:a", "caption": text}},
+             "outputs": [{"output_type": "display_data", "metadata": {},
+                          "data": {"image/png": PNG_1PX}}]}]}
         return [f.message for f in dangerous_tex(paper_from_dict(nb))]
 
     # a key option in the caption's math reads a file; in its prose it is only words

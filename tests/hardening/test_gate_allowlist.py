@@ -132,14 +132,15 @@ def test_payload_in_the_title_is_refused() -> None:
 
 def test_bib_preamble_needs_review_and_its_input_is_refused(tmp_path: Path) -> None:
     (tmp_path / "refs.bib").write_text("@preamble{\"\\newcommand{\\x}{y}\"}\n@misc{a, title={A}}")
-    path = _write(tmp_path, _md("x", meta={"bibliography": "refs.bib"}))
+    # cited, so BibTeX reads it (a .bib nothing cites never reaches TeX)
+    path = _write(tmp_path, _md("As [@a] shows.", meta={"bibliography": "refs.bib"}))
     verdict = assess(read_paper(path))
     assert [r.kind for r in verdict.review] == ["bib"] and verdict.refused == []
     (tmp_path / "refs.bib").write_text("@preamble{\"\\input{/etc/hostname}\"}")
     assert assess(read_paper(path)).refused
 
 
-def test_latex_outputs_math_is_judged_tables_pass_and_the_rest_needs_review() -> None:
+def test_latex_outputs_are_judged_as_they_stand_in_the_tex() -> None:
     sympy = assess(paper_from_dict(_output_nb("text/latex", "$$\\frac{x^{2}}{2}$$")))
     assert sympy.refused == [] and sympy.review == []
     table = ("\\begin{tabular}{lr}\n\\toprule\n model & acc \\\\\n\\midrule\n a & 0.9 \\\\\n"
@@ -148,7 +149,8 @@ def test_latex_outputs_math_is_judged_tables_pass_and_the_rest_needs_review() ->
     assert pandas.refused == [] and pandas.review == []
     other = assess(paper_from_dict(_output_nb("text/latex", "\\begin{enumerate*}\\item a"
                                                             "\\end{enumerate*}")))
-    assert [r.kind for r in other.review] == ["latex-output"]
+    # judged token by token as it stands in the .tex: the environment off the lists needs review
+    assert [(r.kind, r.where) for r in other.review] == [("off-list", "output 1 (text/latex)")]
     attack = assess(paper_from_dict(_output_nb("text/latex", "$$\\let\\B\\begin$$")))
     assert attack.refused
 
