@@ -162,6 +162,10 @@ def notebook_template(paper: Paper, findings: list[Finding]) -> str | None:
         findings.append(export_finding(slug, f"template {name[:80]!r} {why}; the default "
                                        "template is used — put the template next to the notebook"))
         return None
+    if not path.is_file():  # missing, a folder, a pipe: never opened
+        findings.append(export_finding("invalid-path", f"template {name[:80]!r} is not a file "
+                                       "next to the notebook; the default template is used"))
+        return None
     return str(path)
 
 
@@ -365,10 +369,9 @@ def _stopped(compiled: PdfResult) -> bool:
 
 
 def _log_text(log: Path) -> str:
-    try:
-        return log.read_text("utf-8", "replace")
-    except OSError:
-        return ""
+    from .pdf import read_log
+
+    return (read_log(log) or b"").decode("utf-8", "replace")
 
 
 def _tex_error(compiled: PdfResult) -> str:

@@ -172,10 +172,9 @@ def unpack(archive: Path, target: Path) -> list[str]:
 def _log_findings(result: ExportResult, workdir: Path, stem: str,
                   sources: Mapping[int, str]) -> tuple[list[Finding], str]:
     log_path = workdir / f"{stem}.log"
-    try:
-        log = log_path.read_text("utf-8", errors="replace")
-    except OSError:
-        log = ""
+    from .pdf import read_log
+
+    log = (read_log(log_path) or b"").decode("utf-8", "replace")
     return parse_log(log, f"{stem}.tex", line_cells(result.latex,
                                                   token_index(result.paper.cells)), sources), log
 

@@ -14,7 +14,7 @@ from typing import Literal
 
 from ..findings import Finding
 from ..notebook import Cell, Paper
-from ..paper_paths import resolve_in_folder
+from ..paper_paths import UnsafeFileError, read_regular, resolve_in_folder
 from ..roles import Role, get_role
 from ..tex.comments import mask_comments
 from ..tex.escape import escape_latex, is_safe_name
@@ -231,7 +231,11 @@ class _Builder:
             return
         path = resolved
         try:
-            data = path.read_bytes()
+            data = read_regular(path)
+        except UnsafeFileError as exc:
+            self.doc.findings.append(export_finding(
+                "bibliography-not-found", f"bibliography {bib!r}: {exc}; it is not copied"))
+            return
         except OSError:
             self.doc.findings.append(export_finding(
                 "bibliography-not-found",
@@ -349,8 +353,8 @@ class _Builder:
                 if path is None or not path.is_file():
                     continue
                 if name + ext not in self.ctx.resources:
-                    with contextlib.suppress(OSError):
-                        self.ctx.resources[name + ext] = path.read_bytes()
+                    with contextlib.suppress(OSError):  # a FIFO or an outsize file: left out
+                        self.ctx.resources[name + ext] = read_regular(path)
                 break
             else:
                 self.ctx.add_finding("image-not-found", f"image {name!r} of this raw cell is not "

@@ -19,6 +19,7 @@ from pathlib import Path
 from ..errors import ExportError
 from ..findings import Finding
 from ..notebook import CJK_RE, script_region
+from ..paper_paths import read_regular
 from ..roles import Role, registry
 from ..tex.escape import escape_latex, unicode_declarations
 from ..tex.gate import BUILTIN_TEMPLATES as BUILTIN_TEMPLATE_NAMES
@@ -110,8 +111,8 @@ def load_template(name: str | None, lang: str, base_dir: Path | None = None) -> 
     if not path.is_absolute() and base_dir is not None and not path.exists():
         path = base_dir / path
     try:
-        text = path.read_text("utf-8")
-    except OSError:
+        text = read_regular(path).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
         raise TemplateError(
             f"template {name!r} is neither a built-in ({', '.join(BUILTIN_TEMPLATES)}) nor a "
             f"readable file") from None
@@ -428,11 +429,11 @@ def render_latex(doc: Document, template: str | None = None, *,
         inner["abstract"] = [_shift(r, len(head)) for r in inner["abstract"]]
         abstract = head + blocks
         keywords = keywords_line(doc.keywords, doc.lang)
-        inner["abstract"].append(Region(len(abstract), len(abstract) + len(keywords), "field",
+        inner["abstract"].append(Region(len(abstract), len(abstract) + len(keywords), "block",
                                         None, "keywords"))
         abstract += keywords + "\n\\end{abstract}"
     english = front_matter_en(doc)
-    inner["abstract"].append(Region(len(abstract), len(abstract) + len(english), "field", None,
+    inner["abstract"].append(Region(len(abstract), len(abstract) + len(english), "block", None,
                                     "title_en/abstract_en"))
     abstract += english
     if front:

@@ -20,7 +20,7 @@ from urllib.parse import unquote
 from markdown_it.token import Token
 
 from ..notebook import CJK_RE
-from ..paper_paths import resolve_in_folder
+from ..paper_paths import UnsafeFileError, read_regular, resolve_in_folder
 from ..tex.escape import escape_latex, escape_url, is_safe_name
 from ..tex.markdown import CITE_COMMANDS, parse, parser
 from ..tex.mathcompat import rewrite_math
@@ -357,7 +357,10 @@ class LatexRenderer:
                                  "next to the notebook")
             return None
         try:
-            data = path.read_bytes()
+            data = read_regular(path)
+        except UnsafeFileError as exc:
+            self.ctx.add_finding("image-not-found", f"image {src!r}: {exc}; it is left out")
+            return None
         except OSError:
             self.ctx.add_finding("image-not-found", f"image {src!r} was not found at {path}")
             return None

@@ -283,7 +283,10 @@ def _write_private(workdir: Path, rel: str, data: bytes) -> None:
 
 
 def _read_regular(path: Path) -> bytes | None:
-    """The bytes of ``path`` if it is a regular file (a symlink is not followed), else ``None``."""
+    """The bytes of ``path`` if it is a regular file (a symlink is not followed), else ``None``.
+    A ``.log`` is read bounded (``read_log``)."""
+    if path.suffix == ".log":
+        return read_log(path)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError:
@@ -292,6 +295,33 @@ def _read_regular(path: Path) -> bytes | None:
         if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
             return None
         return fh.read()
+
+
+LOG_READ_LIMIT = 4 * 1024 * 1024
+"""Bytes of a TeX log mechnb reads: its head and its tail (where TeX's error is), half each."""
+
+
+def read_log(path: Path, limit: int | None = None) -> bytes | None:
+    """A TeX log, at most ``limit`` bytes of it (``LOG_READ_LIMIT``; ``$MECHNB_LOG_READ_LIMIT``):
+    a longer one is read as its head, a line saying how much was skipped, and its tail."""
+    if limit is None:
+        raw = os.environ.get("MECHNB_LOG_READ_LIMIT", "")
+        limit = int(raw) if raw.isdigit() and int(raw) > 0 else LOG_READ_LIMIT
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fh.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        if info.st_size <= limit:
+            return fh.read(limit)
+        head = fh.read(limit // 2)
+        fh.seek(info.st_size - limit // 2)
+        tail = fh.read(limit // 2)
+        skipped = info.st_size - len(head) - len(tail)
+        return head + f"\n[mechnb: {skipped} bytes of this log skipped]\n".encode() + tail
 
 
 def collect_resources(tex_path: Path) -> dict[str, bytes]:

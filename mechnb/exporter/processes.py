@@ -9,6 +9,8 @@ checks) goes through ``run``. Three mechanisms together:
    process latexmk starts; the kernel sends SIGXCPU, then SIGKILL) and, on Linux, a
    parent-death signal (``PR_SET_PDEATHSIG``: the direct child gets SIGKILL when mechnb's thread
    that started it dies).
+   ``RLIMIT_FSIZE`` caps every file a TeX process writes (``$MECHNB_TEX_MAX_FILE``, 256 MB by
+   default): a log bomb stops with SIGXFSZ instead of filling the disk.
 2. **A wall-clock limit.** A timer kills the group after ``wall`` seconds (default
    ``DEFAULT_LIMIT`` = 120 s, or ``$MECHNB_TEX_TIMEOUT``).
 3. **A watchdog for every other exit.** PDEATHSIG reaches only the direct child (latexmk's own
@@ -100,7 +102,24 @@ def _libc() -> ctypes.CDLL | None:
 _LIBC = _libc()
 
 
-def _child_setup(cpu: int) -> Callable[[], None]:
+DEFAULT_FILE_LIMIT = 256 * 1024 * 1024
+"""Bytes any one file a TeX run writes may reach (the log, the PDF, a format): a run that
+writes more (a log bomb) gets SIGXFSZ and stops."""
+
+
+def file_limit() -> int:
+    """``$MECHNB_TEX_MAX_FILE`` bytes, else ``DEFAULT_FILE_LIMIT``."""
+    raw = os.environ.get("MECHNB_TEX_MAX_FILE", "").strip()
+    try:
+        value = int(raw) if raw else DEFAULT_FILE_LIMIT
+    except ValueError:
+        raise TexLimitError(f"MECHNB_TEX_MAX_FILE={raw!r} is not a number of bytes") from None
+    if value <= 0:
+        raise TexLimitError(f"MECHNB_TEX_MAX_FILE={raw!r} is not a positive number of bytes")
+    return value
+
+
+def _child_setup(cpu: int, fsize: int) -> Callable[[], None]:
     """What runs in the child between fork and exec (no Python objects shared with threads)."""
     def setup() -> None:
         os.setsid()
@@ -108,6 +127,8 @@ def _child_setup(cpu: int) -> Callable[[], None]:
             _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
     return setup
 
 
@@ -128,13 +149,14 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str], *, wall: float | None = 
     thread) kills the process group at once, as the wall-clock limit does.
     """
     seconds = limit_seconds(wall)
+    fsize = file_limit()
     read_end, write_end = os.pipe()
     os.set_inheritable(write_end, False)
     try:
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
                                 encoding="utf-8", errors="replace",
-                                preexec_fn=_child_setup(max(1, int(seconds) + 1)))
+                                preexec_fn=_child_setup(max(1, int(seconds) + 1), fsize))
     except OSError:
         os.close(read_end)
         os.close(write_end)
@@ -190,6 +212,9 @@ def describe_stop(returncode: int, seconds: float) -> str | None:
     if returncode == -signal.SIGKILL:
         return (f"stopped after {seconds:.0f} s, the time limit of one compile; raise it with "
                 "MECHNB_TEX_TIMEOUT=<seconds> (or --tex-timeout)")
+    if returncode == -signal.SIGXFSZ or returncode == 128 + signal.SIGXFSZ:
+        return (f"stopped: a TeX process wrote a file larger than {file_limit()} bytes, the "
+                "limit of one file (a runaway log?); raise it with MECHNB_TEX_MAX_FILE=<bytes>")
     if returncode == -signal.SIGXCPU:
         return (f"stopped after {seconds:.0f} s of CPU time, the limit of one TeX process; "
                 "raise it with MECHNB_TEX_TIMEOUT=<seconds> (or --tex-timeout)")

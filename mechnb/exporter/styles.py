@@ -10,6 +10,7 @@ next to the ``.tex`` (so bundles carry it); otherwise the name must be known to 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -21,6 +22,7 @@ from typing import Any
 
 from ..errors import ExportError
 from ..findings import Finding
+from ..paper_paths import read_regular, resolve_in_folder
 from .codes import export_finding
 
 STYLE_KEYS = ("class", "class_options", "package", "options", "bibliography_style")
@@ -167,14 +169,13 @@ def _local_file(base_dir: Path | None, filename: str) -> Path | str | None:
     if base_dir is None:
         return None
     path = base_dir / filename
-    if not path.exists():
+    if not os.path.lexists(path):
         return None
-    try:
-        path.resolve().relative_to(base_dir.resolve())
-    except ValueError:
+    resolved, _why = resolve_in_folder(base_dir, filename)
+    if resolved is None:
         return (f"{filename} in the notebook's folder points outside it (a link); copy the "
                 "file itself next to the notebook")
-    return path if path.is_file() else None
+    return resolved if resolved.is_file() or resolved.is_fifo() else None
 
 
 def resolve_style(style: Style, base_dir: Path | None) -> StyleFiles:
@@ -193,7 +194,7 @@ def resolve_style(style: Style, base_dir: Path | None) -> StyleFiles:
             continue
         if local is not None:
             try:
-                out.files[filename] = local.read_bytes()
+                out.files[filename] = read_regular(local)
             except OSError as exc:
                 out.findings.append(export_finding(
                     "style-not-found", f"cannot read {local}: {exc.strerror or exc}"))

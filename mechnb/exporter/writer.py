@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .. import files
+from ..paper_paths import UnsafeFileError, read_regular
 from .errors import HandEditedError
 
 SIDECAR = ".mechnb-export.json"
@@ -90,9 +91,12 @@ def check_overwrite(tex_path: Path, new_text: bytes, force: bool) -> None:
     if force:
         return
     try:
-        current = tex_path.read_bytes()
+        current = read_regular(tex_path)
     except FileNotFoundError:
         return
+    except UnsafeFileError as exc:  # a pipe or a device where the .tex goes: never read
+        raise HandEditedError(f"{exc}; it is kept as is. Export to another directory with "
+                              "-o DIR") from None
     if current == new_text:
         return
     recorded = read_record(tex_path.parent).get(tex_path.name)
@@ -115,7 +119,7 @@ def write_export(out_dir: Path, tex_name: str, tex: str, files: Mapping[str, byt
         target = inside(out_dir, rel)
         try:
             if (stat.S_ISREG(os.lstat(target).st_mode) and target.stat().st_size == len(blob)
-                    and target.read_bytes() == blob):
+                    and read_regular(target) == blob):
                 continue
         except OSError:
             pass

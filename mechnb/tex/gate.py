@@ -631,7 +631,9 @@ class Region:
     hoisted to the preamble), ``field`` (a placeholder's value built from the notebook — title,
     authors, abstract, body, appendix, bibliography, the file name — judged token by token)
     and ``block`` (one cell's text inside a field, with its ``cell`` and block ``kind``;
-    ``raw`` for a raw LaTeX cell, which is reviewed as a whole).
+    ``raw`` for a raw LaTeX cell, which is reviewed as a whole; or, with no cell, a metadata
+    field printed inside another field, such as the keywords inside the abstract). Blocks only
+    say where a hit came from: the field around them is what is judged.
     """
 
     start: int
@@ -770,6 +772,7 @@ def judge_document(tex: str, regions: Iterable[Region], files: Mapping[str, byte
                             if r.source in ("field", "definitions"))
     off_list: dict[tuple[int | None, str], list[Hit]] = {}
     texts: dict[tuple[int | None, str], list[str]] = {}
+    template_parts: dict[str, list[str]] = {}
 
     def block_at(offset: int) -> Region | None:
         k = bisect.bisect_right(starts, offset) - 1
@@ -781,6 +784,8 @@ def judge_document(tex: str, regions: Iterable[Region], files: Mapping[str, byte
         if block is not None and block.cell is not None:
             part, at = where(block.cell, snippet) if where else ("", None)
             return block.cell, part, at, block
+        if block is not None:  # a metadata field printed inside the abstract
+            return None, _FIELD_WHERE.get(block.kind, block.kind), None, block
         if region.source in ("template", "template-file"):
             return None, f"the template {region.kind}", None, None
         return None, _FIELD_WHERE.get(region.kind, f"the document ({region.kind})"), None, None
@@ -808,10 +813,13 @@ def judge_document(tex: str, regions: Iterable[Region], files: Mapping[str, byte
                     texts[key] = ([tex[b.start:b.end] for b in blocks if b.cell == cell]
                                   if cell is not None else [text])
         if region.source == "template-file":
-            body = _with_files(text, files)
-            out.review.append(ReviewItem(None, f"the template {region.kind}", "template",
-                                         _WHOLE_REVIEW["template"], digest("template", body),
-                                         content=text))
+            template_parts.setdefault(region.kind, []).append(text)
+    for name, parts in template_parts.items():  # the template's own text, reviewed as one
+        text = "\0".join(parts)
+        out.review.append(ReviewItem(None, f"the template {name}", "template",
+                                     _WHOLE_REVIEW["template"],
+                                     digest("template", _with_files(text, files)),
+                                     content="".join(parts)))
     for block in blocks:
         if block.kind == "raw" and block.cell is not None:
             text = tex[block.start:block.end]
