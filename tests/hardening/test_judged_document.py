@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import itertools
 import json
 import os
 import random
@@ -185,7 +186,7 @@ def _check_judged(path: Path, include_code: bool, marker: str, active: str) -> b
     regions = sorted((r for r in result.rendered.regions if r.source != "block"),
                      key=lambda r: r.start)
     assert regions[0].start == 0 and regions[-1].end == len(tex)
-    assert all(a.end == b.start for a, b in zip(regions, regions[1:], strict=False))
+    assert all(a.end == b.start for a, b in itertools.pairwise(regions))
     for r in regions:
         if r.source == "own":
             assert marker not in tex[r.start:r.end], r
@@ -382,7 +383,7 @@ def test_a_fifo_named_by_the_notebook_never_blocks(secret: Path, what: str) -> N
     thread.start()
     thread.join(20)
     if thread.is_alive():  # unblock the reader so the test process can end
-        with open(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK), "w") as fh:  # noqa: PTH123
+        with open(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK), "w") as fh:
             fh.write("x")
         pytest.fail(f"a FIFO as the {what} blocked the reader")
     assert len(done) == 2
