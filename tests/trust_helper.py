@@ -14,8 +14,9 @@ from mechnb.tex.gate import assess
 from mechnb.tex.trust import approve
 
 
-def approve_review(path: Path | str, style: object = None) -> int:
-    """Approve every needs-review item of the notebook at ``path``; returns how many."""
-    verdict = assess(read_paper(path), style)
+def approve_review(path: Path | str, style: object = None, **options: object) -> int:
+    """Approve every needs-review item of the notebook at ``path`` as the export with
+    ``options`` (``include_code``, ``template``, ``engine``) compiles it; returns how many."""
+    verdict = assess(read_paper(path), style, **options)
     assert not verdict.refused, verdict.refused
     return approve(verdict.review, str(path))

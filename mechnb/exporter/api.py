@@ -66,6 +66,8 @@ class ExportResult:
     """The TeX engine ``--pdf`` compiles with (``--engine``, metadata, or by language)."""
     style: Style | None = None
     """The venue style in use, if any."""
+    trust_options: tuple[str, ...] = ()
+    """The ``mechnb trust`` options that judge this same document (``--include-code`` …)."""
 
     @property
     def errors(self) -> list[Finding]:
@@ -136,9 +138,14 @@ def render(paper: Paper, *, template: str | None = None, include_code: bool = Fa
         findings += lualatex_findings(rendered)
     if chosen.name != "pdflatex":
         findings += script_font_findings(rendered, {c.index: c.source for c in paper.cells})
+    trust_options = (*(["--include-code"] if include_code else []),
+                     *(["--template", template_arg] if template_arg else []),
+                     *(["--engine", engine] if engine else []),
+                     *(["--style", requested_style.spec] if requested_style is not None
+                       and requested_style.spec else []))
     result = ExportResult(latex=rendered.text, resources=resources, findings=findings,
                           paper=paper, rendered=rendered, citations=doc.citations, cache=cache,
-                          engine=chosen.name, style=style)
+                          engine=chosen.name, style=style, trust_options=trust_options)
     if not annotations:
         from .judged import _options_key, remember
 
@@ -207,7 +214,8 @@ def refuse_untrusted(result: ExportResult, *, engine: str) -> Assessment:
         more = f" (and {len(pending) - 1} more)" if len(pending) > 1 else ""
         raise UntrustedTexError(
             f"not compiled: {describe(pending[0])}{more}; read it, then approve it with "
-            f"`mechnb trust {shlex.quote(name)}` (or pass --trust once)")
+            f"`{shlex.join(['mechnb', 'trust', name, *result.trust_options])}` (or pass "
+            "--trust once)")
     refuse_unsandboxed_lua(engine)
     return verdict
 

@@ -48,6 +48,15 @@ class Style:
     bibliography_style: str | None = None
     """``\\bibliographystyle`` (default ``plainnat``)."""
 
+    @property
+    def spec(self) -> str:
+        """This style as ``--style`` takes it (a JSON object)."""
+        value: dict[str, Any] = {"class": self.document_class, "class_options":
+                                 list(self.class_options), "package": self.package,
+                                 "options": list(self.options),
+                                 "bibliography_style": self.bibliography_style}
+        return json.dumps({k: v for k, v in value.items() if v}, separators=(",", ":"))
+
 
 @dataclass
 class StyleFiles:

@@ -159,7 +159,7 @@ DOCUMENT_MACROS = frozenset({
     "textquoteright", "textasciicircum", "textless", "textgreater", "textunderscore",
     "textdollar", "textbraceleft", "textbraceright", "allowbreak", "mbox", "hbox", "strut",
     "textcolor", "color", "fbox", "sout", "st", "xout", "lstinline", "footnotemark",
-    "footnotetext", "and", "mechstrike",
+    "footnotetext", "and", "mechstrike", "setcounter", "enumi",
 })
 """Commands the exporter writes into the document body itself (beside the allow-list of
 markdown math and tables): a notebook that writes them in its own math is not refused for
@@ -168,7 +168,7 @@ them, since none reads, writes or names a file by itself — ``\\includegraphics
 DOCUMENT_ENVIRONMENTS = frozenset({
     "abstract", "proof", "figure", "figure*", "tcolorbox", "itemize", "enumerate",
     "description", "quote", "quotation", "center", "flushleft", "flushright", "Verbatim",
-    "minipage", "thebibliography",
+    "minipage", "thebibliography", "enumerate*", "itemize*", "description*",
 })
 """Environments the exporter writes (the role registry's theorem and box environments are
 added from the registry)."""
@@ -359,6 +359,18 @@ _VERBATIM_END = re.compile(r"\\end\s*\{Verbatim\}")
 _GRAPHICS_EXTENSIONS = ("", ".pdf", ".png", ".jpg", ".jpeg", ".PDF", ".PNG", ".JPG", ".JPEG")
 
 
+@cache
+def escape_vocabulary() -> frozenset[str]:
+    """The symbol commands mechnb's text escaping writes for characters (pylatexenc's table:
+    ``\\cyrchar``, ``\\textordmasculine``…), read once when a document first needs it."""
+    from pylatexenc.latexencode import _uni2latexmap
+
+    names: set[str] = set()
+    for value in _uni2latexmap.uni2latex.values():
+        names.update(re.findall(r"\\([A-Za-z]+)", value))
+    return frozenset(n for n in names if n not in NAME_BUILDERS and command_reason(n) is None)
+
+
 def _file_named(name: str, files: Mapping[str, bytes], extensions: Iterable[str]) -> str | None:
     """The judged file TeX takes for ``name`` (trying ``extensions`` as TeX does), or None."""
     name = name.strip()
@@ -512,7 +524,7 @@ def judge(text: str, context: Context = "math", defined: frozenset[str] = frozen
             pos = _skip(text, pos) + 1
             literal_until = max(literal_until, literal)
             continue
-        if name not in macros:
+        if name not in macros and not (document and name in escape_vocabulary()):
             hit(start, pos, REVIEW, f"`\\{name}` is not among the "
                                     f"{_CONTEXT_COMMANDS[context]} commands mechnb can vouch for")
     if verbatim:  # what fancyvrb prints as text was never TeX
@@ -851,7 +863,8 @@ def _judge_file(name: str, data: bytes, out: Assessment, limit: int) -> None:
     if kind == "image":
         return
     text = data.decode("utf-8", "replace")
-    where = f"the {'bibliography' if kind == 'bib' else 'file'} {name}"
+    where = {"bib": "the bibliography", "style": "the style file"}.get(kind, "the file")
+    where += " " + name
     if kind == "bib":
         # BibTeX copies fields into the .bbl TeX reads: judged as TeX text
         hits = judge(text, "text", limit=limit)
