@@ -136,7 +136,7 @@ def test_terminal_outputs_compile_with_every_character_set(tmp_path: Path, engin
 @needs_tex()
 def test_r_kernel_outputs_compile(tmp_path: Path) -> None:
     path = _copy(tmp_path, "r_kernel_outputs.ipynb")
-    approve_review(path)  # text/latex outputs are reviewed content
+    approve_review(path, include_code=True)  # the document export --include-code compiles
     result = export(path, tmp_path / "out", pdf=True, include_code=True)
     assert result.pdf_path is not None, [f.format("nb") for f in result.findings]
     text = _pdf_text(result.pdf_path)
