@@ -287,6 +287,33 @@ def test_trust_show_lists_every_file_of_the_judged_set_with_its_hash(secret: Pat
                   if re.match(r"\s+[0-9a-f]{64}\s", line))
     assert set(listed) == {"venue.sty", "p_files/refs.bib"}, proc.stdout
     assert SECRET not in proc.stdout  # the symlink out of the folder was never read
+    os.symlink(secret, folder / "evil.sty")  # a style file that is a link out of the folder
+    path = _write(folder, _notebook({"style": "evil"}, []))
+    proc = subprocess.run([sys.executable, "-m", "mechnb", "trust", str(path), "--show",
+                           "--list"], capture_output=True, text=True, timeout=120, check=False)
+    assert SECRET not in proc.stdout and "evil.sty" not in proc.stdout, proc.stdout
+
+
+@pytest.mark.tex
+@pytest.mark.skipif(not HAS_TEX, reason="TeX Live is not installed")
+def test_a_sample_the_gate_lets_through_compiles_and_leaks_nothing(secret: Path) -> None:
+    """Payloads where the gate finds nothing to refuse (fields printed as text, fields never
+    printed) compile with pdfLaTeX and no sandbox; the secret is in no output."""
+    folder = secret.parent.parent / "paper"
+    payload = _payload("input", secret)
+    meta = {"title": payload, "paper_type": payload, "checks": {"disable": [payload]}}
+    cells = [_md(f"Prose {payload} and `{payload}`.", "x"),
+             _code([{"output_type": "stream", "name": "stdout", "text": payload}], "y",
+                   role="result")]
+    path = _write(folder, _notebook(meta, cells))
+    result = export(path, folder / "out", pdf=True, include_code=True, engine="pdflatex")
+    assert result.pdf_path is not None, [f.message for f in result.findings]
+    text = subprocess.run(["pdftotext", str(result.pdf_path), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    assert "input" in text and SECRET not in text  # printed as text, never read
+    for produced in (folder / "out").rglob("*"):
+        if produced.is_file():
+            assert SECRET.encode() not in produced.read_bytes(), produced
 
 
 # ---- TeX's own limits, the second wall --------------------------------------------------------
