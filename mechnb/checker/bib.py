@@ -7,6 +7,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from ..paper_paths import read_regular
+
 _ENTRY = re.compile(r"@\s*([A-Za-z]+)\s*[{(]\s*([^,\s{}()]+)\s*,")
 _NOT_ENTRIES = frozenset({"comment", "string", "preamble"})
 
@@ -26,12 +28,13 @@ def bib_keys_from_text(text: str) -> frozenset[str]:
 
 @lru_cache(maxsize=32)
 def _cached(path: str, mtime_ns: int, size: int) -> frozenset[str]:
-    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    text = read_regular(Path(path)).decode("utf-8", errors="replace")
     return bib_keys_from_text(text)
 
 
 def bib_keys(path: Path) -> frozenset[str]:
-    """The keys of the .bib file at ``path`` (cached by modification time); raises ``OSError``."""
+    """The keys of the .bib file at ``path`` (cached by modification time); raises ``OSError``,
+    also for a FIFO, a device or a file larger than ``paper_paths.file_limit()`` (never read)."""
     stat = path.stat()
     return _cached(str(path), stat.st_mtime_ns, stat.st_size)
 

@@ -115,6 +115,7 @@ INPUT_FINDINGS = {
     "figure-input-not-found": ("MECH871", Severity.INFO),
     "parse-error": ("MECH872", Severity.WARNING),
     "definition-not-read": ("MECH873", Severity.WARNING),
+    "file-refused": ("MECH874", Severity.WARNING),
 }
 """Findings of reading the sources (codes of the LaTeX-input range)."""
 _FIGURE_INPUT = re.compile(r"\.(?:pgf|pdf_tex|tikz|eps|pdf|png)\}")
@@ -139,14 +140,12 @@ def latex_rules() -> list[Rule]:
 def read_for_check(path: str | Path) -> Imported:
     """The paper at ``path`` as a notebook, its bibliography named for the citation rules."""
     paper = read_latex(path, keep_hidden=False)
-    base = paper.source.main.parent
-    names = []
-    for name in paper.bibliography:
-        if (base / (name + ".bib")).is_file():
-            names.append(name + ".bib")
+    names = [name for name, _path, _data in paper.bib_files]
     if not names and paper.bbl is not None:
         names.append(paper.bbl.name)
-    if not names and paper.bibliography:
+    refused = any(p.slug == "file-refused" and p.message.startswith("the bibliography")
+                  for p in paper.problems)
+    if not names and paper.bibliography and not refused:
         names.append(paper.bibliography[0] + ".bib")  # reported missing, as for notebooks
     return build_notebook(paper, ",".join(names) or None, macros=False)
 
@@ -164,7 +163,8 @@ def check_latex(path: str | Path) -> list[Finding]:
     config = latex_config(load_config(paper))
     findings = [remap(f, imported) for f in check(paper, config=config, rules=latex_rules())]
     findings += input_findings(latex)
-    findings = [f for f in findings if not _ignored_on_line(f, latex)]
+    lines: dict[str, list[str]] = {}
+    findings = [f for f in findings if not _ignored_on_line(f, latex, lines)]
     findings.sort(key=lambda f: (str(f.file), f.line or 0, f.column or 0, f.code))
     return findings
 
@@ -172,16 +172,20 @@ def check_latex(path: str | Path) -> list[Finding]:
 def input_findings(latex: LatexPaper) -> list[Finding]:
     """The reader's problems (inputs not found, text kept as LaTeX) at their file and line."""
     out = []
+    at_source = {q.message: q for q in latex.source.problems}
+    index: dict[Path, int] = {}
+    for n, path in enumerate(latex.source.files):
+        index.setdefault(path, n)
     for p in latex.problems:
         slug = p.slug
         if slug == "input-not-found" and _FIGURE_INPUT.search(p.message):
             slug = "figure-input-not-found"
         code, severity = INPUT_FINDINGS[slug]
         file, line, col = _where(latex, p.at)
-        for q in latex.source.problems:
-            if q.message == p.message:
-                file = q.file
-                line, col = latex.source.line_col(latex.source.files.index(q.file), q.offset)
+        q = at_source.get(p.message)
+        if q is not None:
+            file = q.file
+            line, col = latex.source.line_col(index[q.file], q.offset)
         out.append(Finding(code, slug, severity, p.message, line=line, column=col,
                            file=str(file)))
     return out
@@ -266,16 +270,17 @@ def latex_message(message: str, imported: Imported) -> str:
 _LINE_IGNORE = re.compile(r"%\s*mech-ignore\s*:\s*([A-Za-z0-9_, -]+)")
 
 
-def _ignored_on_line(f: Finding, latex: LatexPaper) -> bool:
-    """``% mech-ignore: CODE`` on the finding's line (or ``all``)."""
+def _ignored_on_line(f: Finding, latex: LatexPaper, cache: dict[str, list[str]]) -> bool:
+    """``% mech-ignore: CODE`` on the finding's line (or ``all``); ``cache``: each file's lines,
+    split once for all the findings."""
     if f.line is None or f.file is None:
         return False
-    try:
-        index = [str(p) for p in latex.source.files].index(f.file)
-    except ValueError:
+    if not cache:
+        for path, text in zip(latex.source.files, latex.source.texts, strict=True):
+            cache.setdefault(str(path), text.split("\n"))
+    lines = cache.get(f.file)
+    if lines is None:
         return False
-    text = latex.source.texts[index]
-    lines = text.split("\n")
     if not 0 < f.line <= len(lines):
         return False
     m = _LINE_IGNORE.search(lines[f.line - 1])

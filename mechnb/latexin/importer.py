@@ -3,9 +3,19 @@
 Next to the notebook go the files it needs: the bibliography (the paper's ``.bib`` files merged
 into one, or its ``.bbl`` when there is no ``.bib``), the figures its raw cells include, and a
 template (``<stem>.template.tex``: mechnb's article or ctexart template plus the packages of the
-paper's preamble that TeX Live has). The user chose the file, so what the import brings in is
-recorded as reviewed under the trust policy (``mechnb trust``), except refused constructs,
-which are reported as MECH022 at their file and line. Nothing is overwritten without ``force``.
+paper's preamble that TeX Live has). Nothing is overwritten without ``force``.
+
+Every file of the paper is read through ``paper_paths`` (``source.read_in_paper``): inside the
+paper's folder once symbolic links are resolved, regular files only, bounded in size; a file
+refused is a finding naming it (MECH874), never copied.
+
+The import confers no trust it cannot see (DESIGN §2a, "Trust"): the notebook goes through the
+TeX gate like any other, and what needs review (definitions off the allow-list, raw cells, the
+template, a venue style next to the notebook) is returned in ``ImportResult.review`` with its
+digest. ``approve_import`` records it with ``mechnb.tex.trust.approve``, the function every
+approval uses; ``mechnb import`` calls it only when the user confirms the list (or passes
+``--yes``). Refused constructs are reported as MECH022 at their file and line and never
+approved.
 """
 
 from __future__ import annotations
@@ -18,8 +28,11 @@ from typing import Any
 
 from ..errors import MechnbError
 from ..findings import Finding
+from ..paper_paths import read_regular
+from ..tex.gate import ReviewItem
 from .notebook import Imported, build_notebook, engine_for, venue_style
-from .reader import LatexPaper, read_latex
+from .reader import LatexPaper, Problem, read_latex
+from .source import read_in_paper
 
 TEMPLATE_PACKAGES = frozenset({
     "inputenc", "fontenc", "lmodern", "fontspec", "geometry", "amsmath", "amssymb", "amsthm",
@@ -48,6 +61,13 @@ class ImportResult:
     written: list[Path] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     approved: int = 0
+    """Review items recorded as approved by this import (``approve_import``)."""
+    review: list[ReviewItem] = field(default_factory=list)
+    """What needs review and is not approved yet (the TeX gate's items, with their digests)."""
+    reviewed_before: int = 0
+    """Review items the user had approved before (the same content, another import)."""
+    refused: int = 0
+    """Places the TeX gate refuses: never approved."""
 
     def summary(self) -> str:
         cells = self.imported.notebook["cells"]
@@ -64,28 +84,30 @@ class ImportResult:
 
 
 def _read(path: Path) -> bytes | None:
+    """What a file the import would write over holds (``None``: missing, or not a regular
+    file, which is never read)."""
     try:
-        return path.read_bytes()
+        return read_regular(path)
     except OSError:
         return None
 
 
 def _plan_bibliography(paper: LatexPaper, folder: Path, stem: str) -> tuple[str | None,
                                                                            dict[Path, bytes]]:
-    base = paper.source.main.parent
-    bibs = [base / (name + ".bib") for name in paper.bibliography]
-    found = [p for p in bibs if p.is_file()]
+    """The bibliography the notebook names, from the files the reader read safely."""
+    found = paper.bib_files
     if found:
-        texts = [(_read(p) or b"").decode("utf-8", "replace") for p in found]
+        texts = [data.decode("utf-8", "replace") for _name, _path, data in found]
         cleaned = [without_file_fields(t) for t in texts]
-        if len(found) == 1 and found[0].parent.resolve() == folder.resolve() and \
+        first = found[0][1]
+        if len(found) == 1 and first.parent.resolve() == folder.resolve() and \
                 cleaned[0] == texts[0]:
-            return found[0].name, {}
+            return first.name, {}
         return f"{stem}.bib", {folder / f"{stem}.bib": "\n".join(cleaned).encode("utf-8")}
-    if paper.bbl is not None:
+    if paper.bbl is not None and paper.bbl_data is not None:
         if paper.bbl.parent.resolve() == folder.resolve():
             return paper.bbl.name, {}
-        return f"{stem}.bbl", {folder / f"{stem}.bbl": _read(paper.bbl) or b""}
+        return f"{stem}.bbl", {folder / f"{stem}.bbl": paper.bbl_data}
     return None, {}
 
 
@@ -126,7 +148,24 @@ def without_file_fields(bib: str) -> str:
     return "".join(out)
 
 
+_IMAGE_EXTENSIONS = ("", ".pdf", ".png", ".jpg", ".jpeg", ".eps")
+
+
+def _image_file(base: Path, name: str) -> str | None:
+    """The file ``\\includegraphics{name}`` names (with the extension TeX would add): the first
+    regular one, else the first that exists and is not a folder (refused when read)."""
+    candidates = [name + ext for ext in _IMAGE_EXTENSIONS]
+    for found in candidates:
+        if (base / found).is_file():
+            return found
+    for found in candidates:
+        if (base / found).exists() and not (base / found).is_dir():
+            return found
+    return None
+
+
 def _plan_images(paper: LatexPaper, folder: Path) -> dict[Path, bytes]:
+    """The figures to copy next to the notebook; a refused one is a problem of ``paper``."""
     base = paper.source.main.parent
     if base.resolve() == folder.resolve():
         return {}
@@ -134,15 +173,17 @@ def _plan_images(paper: LatexPaper, folder: Path) -> dict[Path, bytes]:
     for block in paper.blocks:
         for name in block.images:
             rel = Path(name)
-            if rel.is_absolute() or ".." in rel.parts:
+            if not name or "\x00" in name or rel.is_absolute() or ".." in rel.parts:
+                continue  # the TeX gate refuses it (MECH022)
+            found = _image_file(base, name)
+            if found is None:
                 continue
-            for ext in ("", ".pdf", ".png", ".jpg", ".jpeg", ".eps"):
-                source = base / (name + ext)
-                if source.is_file():
-                    data = _read(source)
-                    if data is not None:
-                        out[folder / (name + ext)] = data
-                    break
+            _path, data, why = read_in_paper(base, found)
+            if data is None:
+                paper.problems.append(Problem("file-refused", f"the figure {found} {why}; it is "
+                                              "not copied", block.start))
+            else:
+                out[folder / found] = data
     return out
 
 
@@ -173,12 +214,16 @@ def template_text(paper: LatexPaper, available: set[str] | None = None) -> str:
 
 
 def import_latex(source: str | Path, output: str | Path | None = None, *,
-                 force: bool = False, record_trust: bool = True) -> ImportResult:
-    """Import the LaTeX paper at ``source`` into a notebook (default: next to its main file)."""
+                 force: bool = False, record_trust: bool = False) -> ImportResult:
+    """Import the LaTeX paper at ``source`` into a notebook (default: next to its main file).
+
+    What needs review is in ``ImportResult.review``; ``record_trust`` approves it at once (as
+    ``mechnb import --yes``), else nothing is approved (``approve_import`` does it later)."""
     from ..checker import dangerous_tex
     from ..exporter.styles import kpsewhich
     from ..notebook import paper_from_dict
     from ..tex.gate import assess
+    from ..tex.trust import unapproved
     from .check import input_findings, remap
 
     paper = read_latex(source)
@@ -196,11 +241,17 @@ def import_latex(source: str | Path, output: str | Path | None = None, *,
     writes[folder / template_name] = template.encode("utf-8")
     style = venue_style(paper)
     if style is not None:  # only a style TeX can find (next to the paper, or in TeX Live)
-        sty = paper.source.main.parent / (style["package"] + ".sty")
-        if sty.is_file():
-            if sty.parent.resolve() != folder.resolve():
-                writes[folder / sty.name] = _read(sty) or b""
-        elif not kpsewhich(style["package"] + ".sty"):
+        sty_name = style["package"] + ".sty"
+        sty = paper.source.main.parent / sty_name
+        if sty.exists():
+            _path, data, why = read_in_paper(sty.parent, sty_name)
+            if data is None:
+                paper.problems.append(Problem("file-refused", f"the venue style {sty_name} "
+                                              f"{why}; the notebook does not use it"))
+                style = None
+            elif sty.parent.resolve() != folder.resolve():
+                writes[folder / sty.name] = data
+        elif not kpsewhich(sty_name):
             style = None
     imported = build_notebook(paper, bib_name)
     mech: dict[str, Any] = imported.notebook["metadata"]["mechnb"]
@@ -234,12 +285,24 @@ def import_latex(source: str | Path, output: str | Path | None = None, *,
     nb_paper = paper_from_dict(imported.notebook, out)
     refused = dangerous_tex(nb_paper)
     result.findings += [remap(f, imported) for f in refused]
+    verdict = assess(nb_paper)  # the notebook as every export judges it
+    result.review = list({item.digest: item for item in unapproved(verdict)}.values())
+    result.reviewed_before = len(verdict.review) - len(result.review)
+    result.refused = len(verdict.refused)
     if record_trust:
-        from ..tex.trust import approve
-
-        verdict = assess(nb_paper)
-        result.approved = approve(verdict.review, str(out.resolve()))
+        approve_import(result)
     result.findings += input_findings(paper)
     result.findings = [replace(f, file=f.file or str(paper.source.main))
                        for f in result.findings]
     return result
+
+
+def approve_import(result: ImportResult) -> int:
+    """Record what ``result`` lists for review as approved for this user, with the function
+    every approval uses (``mechnb.tex.trust.approve``); refused constructs are not in the list.
+    Returns how many items were new; raises ``trust.TrustRecordError`` (an ``OSError``) when
+    the record cannot be written."""
+    from ..tex.trust import approve
+
+    result.approved = approve(result.review, str(result.notebook_path.resolve()))
+    return result.approved

@@ -14,10 +14,75 @@ import re
 from dataclasses import dataclass, field
 
 from ..tex.comments import mask_comments
-from ..tex.gate import brace_group as _group
 
 _NAME = re.compile(r"\\([A-Za-z@]+|.)")
 _SPACE = re.compile(r"\s*")
+_SIGNIFICANT = re.compile(r"\\.|[{}\[\]]", re.S)
+GROUP_LIMIT = 10_000
+"""Characters of one braced argument the reader takes apart (a longer one is not read)."""
+
+
+class Groups:
+    """Where each ``{…}`` group and ``[…]`` optional argument of one text ends, found in one pass
+    over the text (escaped braces and brackets skipped), so that taking apart every definition
+    of a paper is linear in its length however many unfinished ``\\newcommand{`` it holds."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.close: dict[int, int] = {}
+        """Offset of a ``{`` → offset of its ``}``."""
+        self.bracket: dict[int, int] = {}
+        """Offset of a ``[`` → offset of the first ``]`` after it at the same brace depth (absent
+        when the group around it closes first, or the text ends)."""
+        stack: list[int] = []
+        waiting: dict[int, list[int]] = {}  # brace depth → "[" not yet closed at that depth
+        for m in _SIGNIFICANT.finditer(text):
+            token = m.group()
+            if len(token) == 2:
+                continue
+            at = m.start()
+            depth = len(stack)
+            if token == "{":
+                stack.append(at)
+            elif token == "}":
+                waiting.pop(depth, None)
+                if stack:
+                    self.close[stack.pop()] = at
+            elif token == "[":
+                waiting.setdefault(depth, []).append(at)
+            else:
+                for opened in waiting.pop(depth, ()):
+                    self.bracket[opened] = at
+
+    def group(self, pos: int) -> tuple[str, int] | None:
+        """``(content, end)`` of a ``{…}`` group at ``pos`` (after spaces), braces balanced;
+        ``None`` when there is none (or it is longer than ``GROUP_LIMIT``)."""
+        at = _SPACE.match(self.text, pos).end()  # type: ignore[union-attr]
+        close = self.close.get(at)
+        if close is None or close - at > GROUP_LIMIT:
+            return None
+        return self.text[at + 1:close], close + 1
+
+    def optional(self, pos: int) -> tuple[str | None, int]:
+        """A ``[…]`` at ``pos`` (after spaces), brackets in braces allowed: ``(content, end)``,
+        else ``(None, pos)``."""
+        at = _SPACE.match(self.text, pos).end()  # type: ignore[union-attr]
+        if at >= len(self.text) or self.text[at] != "[":
+            return None, pos
+        close = self.bracket.get(at)
+        if close is None:
+            return None, pos
+        return self.text[at + 1:close], close + 1
+
+    def macro_name(self, pos: int) -> tuple[str | None, int]:
+        """``\\name`` or ``{\\name}`` at ``pos``."""
+        at = _SPACE.match(self.text, pos).end()  # type: ignore[union-attr]
+        group = self.group(at)
+        if group is not None:
+            m = _NAME.fullmatch(group[0].strip())
+            return (m.group(1) if m else None), group[1]
+        m = _NAME.match(self.text, at)
+        return (m.group(1), m.end()) if m else (None, pos)
 
 
 @dataclass(frozen=True)
@@ -113,39 +178,6 @@ def role_for(env: str, printed: str | None = None) -> str | None:
     return None
 
 
-def _optional(text: str, pos: int) -> tuple[str | None, int]:
-    """A ``[…]`` at ``pos`` (after spaces), brackets in braces allowed."""
-    at = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
-    if at >= len(text) or text[at] != "[":
-        return None, pos
-    depth = 0
-    k = at + 1
-    while k < len(text):
-        ch = text[k]
-        if ch == "\\":
-            k += 2
-            continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-        elif ch == "]" and depth == 0:
-            return text[at + 1:k], k + 1
-        k += 1
-    return None, pos
-
-
-def _macro_name(text: str, pos: int) -> tuple[str | None, int]:
-    """``\\name`` or ``{\\name}`` at ``pos``."""
-    at = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
-    group = _group(text, at)
-    if group is not None:
-        m = _NAME.fullmatch(group[0].strip())
-        return (m.group(1) if m else None), group[1]
-    m = _NAME.match(text, at)
-    return (m.group(1), m.end()) if m else (None, pos)
-
-
 _DEFINER = re.compile(
     r"\\(newcommand|renewcommand|providecommand|DeclareMathOperator|def|let|newenvironment"
     r"|renewenvironment|newtheorem|declaretheorem|spnewtheorem|newmdtheoremenv"
@@ -153,15 +185,20 @@ _DEFINER = re.compile(
 _ENV_OPEN = re.compile(r"\A\s*\\(begin|end)\s*\{([A-Za-z*]+)\}\s*\Z")
 
 
+_PARAMS = re.compile(r"(?:#\d)*")
+_LET = re.compile(r"\s*\\([A-Za-z@]+)\s*=?\s*\\([A-Za-z@]+|.)")
+
+
 def read_declarations(text: str, lookup_classes: bool = True) -> Declarations:
-    """Every definition in ``text`` (the flattened paper)."""
+    """Every definition in ``text`` (the flattened paper), in time linear in its length."""
     masked = mask_comments(text)
+    groups = Groups(masked)
     out = Declarations()
     for m in _DEFINER.finditer(masked):
         command, star = m.group(1), m.group(2)
         pos = m.end()
         try:
-            end = _read_one(masked, text, command, star, pos, m.start(), out)
+            end = _read_one(groups, text, command, star, pos, m.start(), out)
         except (IndexError, ValueError):
             end = None
         if end is not None:
@@ -176,15 +213,17 @@ def read_declarations(text: str, lookup_classes: bool = True) -> Declarations:
     return out
 
 
-def _read_one(masked: str, text: str, command: str, star: str, pos: int, start: int,
+def _read_one(groups: Groups, text: str, command: str, star: str, pos: int, start: int,
               out: Declarations) -> int | None:
+    masked = groups.text
+    _group, _optional, _macro_name = groups.group, groups.optional, groups.macro_name
     if command in ("newcommand", "renewcommand", "providecommand", "DeclareRobustCommand"):
-        name, pos = _macro_name(masked, pos)
+        name, pos = _macro_name(pos)
         if name is None:
             return None
-        nargs, pos = _optional(masked, pos)
-        default, pos = _optional(masked, pos) if nargs is not None else (None, pos)
-        body = _group(masked, pos)
+        nargs, pos = _optional(pos)
+        default, pos = _optional(pos) if nargs is not None else (None, pos)
+        body = _group(pos)
         if body is None:
             return None
         try:
@@ -196,8 +235,8 @@ def _read_one(masked: str, text: str, command: str, star: str, pos: int, start: 
                                      start, body[1], command)
         return body[1]
     if command == "DeclareMathOperator":
-        name, pos = _macro_name(masked, pos)
-        body = _group(masked, pos)
+        name, pos = _macro_name(pos)
+        body = _group(pos)
         if name is None or body is None:
             return None
         out.macros[name] = Macro(name, 0, None, body[0], start, body[1],
@@ -208,16 +247,16 @@ def _read_one(masked: str, text: str, command: str, star: str, pos: int, start: 
         if m is None:
             return None
         k = m.end()
-        params = re.match(r"(?:#\d)*", masked[k:])
+        params = _PARAMS.match(masked, k)
         n = len(params.group(0)) // 2 if params else 0
         k += len(params.group(0)) if params else 0
-        body = _group(masked, k)
+        body = _group(k)
         if body is None:
             return None
         out.macros[m.group(1)] = Macro(m.group(1), n, None, body[0], start, body[1], "def")
         return body[1]
     if command == "let":
-        m = re.compile(r"\s*\\([A-Za-z@]+)\s*=?\s*\\([A-Za-z@]+|.)").match(masked, pos)
+        m = _LET.match(masked, pos)
         if m is None:
             return None
         target = out.macros.get(m.group(2))
@@ -226,14 +265,14 @@ def _read_one(masked: str, text: str, command: str, star: str, pos: int, start: 
                                            start, m.end(), "newcommand")
         return m.end()
     if command in ("newenvironment", "renewenvironment"):
-        group = _group(masked, pos)
+        group = _group(pos)
         if group is None:
             return None
         name, pos = group[0].strip(), group[1]
-        nargs, pos = _optional(masked, pos)
-        _default, pos = _optional(masked, pos) if nargs is not None else (None, pos)
-        begin = _group(masked, pos)
-        end = _group(masked, begin[1]) if begin else None
+        nargs, pos = _optional(pos)
+        _default, pos = _optional(pos) if nargs is not None else (None, pos)
+        begin = _group(pos)
+        end = _group(begin[1]) if begin else None
         if begin is None or end is None:
             return None
         try:
@@ -243,27 +282,27 @@ def _read_one(masked: str, text: str, command: str, star: str, pos: int, start: 
         out.environments[name] = Environment(name, n, begin[0], end[0], start, end[1])
         return end[1]
     if command in ("newtheorem", "spnewtheorem", "newmdtheoremenv"):
-        _opt, pos = _optional(masked, pos) if command == "newmdtheoremenv" else (None, pos)
-        group = _group(masked, pos)
+        _opt, pos = _optional(pos) if command == "newmdtheoremenv" else (None, pos)
+        group = _group(pos)
         if group is None:
             return None
         env, pos = group[0].strip(), group[1]
-        _shared, pos = _optional(masked, pos)
-        printed = _group(masked, pos)
+        _shared, pos = _optional(pos)
+        printed = _group(pos)
         if printed is None:
             return None
-        _within, after = _optional(masked, printed[1])
+        _within, after = _optional(printed[1])
         role = role_for(env, printed[0]) or "other"
         out.theorems[env] = role
         out.theorem_names[env] = printed[0].strip()
         return after
     if command == "declaretheorem":
-        opts, pos = _optional(masked, pos)
-        group = _group(masked, pos)
+        opts, pos = _optional(pos)
+        group = _group(pos)
         if group is None:
             return None
         env = group[0].strip()
-        _opts2, after = _optional(masked, group[1])
+        _opts2, after = _optional(group[1])
         name_opt = re.search(r"name\s*=\s*\{?([^,}\]]+)", (opts or "") + "," + (_opts2 or ""))
         shown = name_opt.group(1) if name_opt else env
         out.theorems[env] = role_for(env, shown) or "other"
@@ -279,10 +318,12 @@ _AUTHOR_MACROS = ("author", "icmlauthor", "cauthor", "eauthor", "Author")
 def find_macro_arg(text: str, names: tuple[str, ...]) -> tuple[str, int] | None:
     """The (last optional-skipped) braced argument of the first ``\\name`` among ``names``."""
     masked = mask_comments(text)
+    groups = Groups(masked)
+    _group, _optional = groups.group, groups.optional
     pattern = re.compile(r"\\(" + "|".join(names) + r")\*?(?![A-Za-z@])")
     for m in pattern.finditer(masked):
-        _opt, pos = _optional(masked, m.end())
-        group = _group(masked, pos)
+        _opt, pos = _optional(m.end())
+        group = _group(pos)
         if group is not None and group[0].strip():
             start = group[1] - len(group[0]) - 1
             return text[start:group[1] - 1], start
@@ -298,10 +339,12 @@ def find_authors(text: str) -> list[str]:
     """Author names, best effort: ``\\author{A \\and B}`` (first line of each), or every
     ``\\icmlauthor{Name}{…}``."""
     masked = mask_comments(text)
+    groups = Groups(masked)
+    _group, _optional = groups.group, groups.optional
     names: list[str] = []
     for m in re.finditer(r"\\(icmlauthor|author|cauthor)\*?(?![A-Za-z@])", masked):
-        _opt, pos = _optional(masked, m.end())
-        group = _group(masked, pos)
+        _opt, pos = _optional(m.end())
+        group = _group(pos)
         if group is None:
             continue
         for part in re.split(r"\\and\b|\\AND\b|\\And\b", group[0]):
@@ -316,23 +359,30 @@ def find_authors(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-_BIB = re.compile(r"\\(bibliography|addbibresource)(?:\[[^\]]*\])?\s*\{([^{}]+)\}")
-_PACKAGE = re.compile(r"\\usepackage\s*(?:\[([^\]]*)\])?\s*\{([^{}]+)\}")
-_CLASS = re.compile(r"\\documentclass\s*(?:\[([^\]]*)\])?\s*\{([^{}]+)\}")
+# option lists are bounded: an unclosed "[" repeated would make each match scan to the end
+_BIB = re.compile(r"\\(bibliography|addbibresource)(?:\[[^\]]{0,1000}\])?\s*\{([^{}]+)\}")
+_PACKAGE = re.compile(r"\\usepackage\s*(?:\[([^\]]{0,2000})\])?\s*\{([^{}]+)\}")
+_CLASS = re.compile(r"\\documentclass\s*(?:\[([^\]]{0,2000})\])?\s*\{([^{}]+)\}")
 VENUE_PACKAGE = re.compile(r"(?i)^(neurips|nips|icml|iclr|colm|tmlr|acl|aaai|ijcai|emnlp|naacl"
                            r"|corl|aistats|uai|colt|jmlr|arxiv)[\w-]*$")
 
 
-def bibliographies(text: str) -> list[str]:
-    """Names of the ``.bib`` files the paper uses (as written, without ``.bib``)."""
+def bibliography_commands(text: str) -> list[tuple[str, int]]:
+    """``(name, offset)`` of the ``.bib`` files the paper uses (as written, without ``.bib``;
+    the offset of the command that names each first)."""
     masked = mask_comments(text)
-    out: list[str] = []
+    out: dict[str, int] = {}
     for m in _BIB.finditer(masked):
         for name in m.group(2).split(","):
             name = name.strip()
             if name:
-                out.append(name[:-4] if name.endswith(".bib") else name)
-    return list(dict.fromkeys(out))
+                out.setdefault(name[:-4] if name.endswith(".bib") else name, m.start())
+    return list(out.items())
+
+
+def bibliographies(text: str) -> list[str]:
+    """Names of the ``.bib`` files the paper uses (as written, without ``.bib``)."""
+    return [name for name, _at in bibliography_commands(text)]
 
 
 def packages(preamble: str) -> list[tuple[str, str | None]]:

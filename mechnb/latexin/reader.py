@@ -14,10 +14,13 @@ paragraphs of an experiments section that reference a statement validate it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from pylatexenc import macrospec
@@ -29,19 +32,20 @@ from pylatexenc.latexwalker import (
     LatexMacroNode,
     LatexMathNode,
     LatexNode,
+    LatexSpecialsNode,
     LatexWalker,
     LatexWalkerError,
     get_default_latex_context_db,
 )
 
 from ..notebook import CJK_RE
-from ..tex.comments import comment_start
+from ..tex.comments import comment_spans, mask_comments
 from ..tex.escape import is_safe_name
 from .convert import LISTS, MATH_ENVIRONMENTS, Converter, Markdown, Unconvertible
 from .preamble import (
     NOT_THEOREMS,
     Declarations,
-    bibliographies,
+    bibliography_commands,
     document_class,
     find_authors,
     find_title,
@@ -49,7 +53,8 @@ from .preamble import (
     read_declarations,
     role_for,
 )
-from .source import Source, load_source
+from .source import Problem as SourceProblem
+from .source import Source, load_source, read_in_paper
 
 SECTIONS = {"part": 0, "chapter": 0, "section": 1, "subsection": 2, "subsubsection": 3,
             "paragraph": 4, "subparagraph": 5}
@@ -71,6 +76,13 @@ DROPPED_MACROS = frozenset({
     "eauthor", "keywords", "ckeywords", "ekeywords", "thusetup", "ustcsetup", "appendix",
     "listofalgorithms", "acknowledgments", "maketitlepage", "makedeclaration"})
 """Body macros that say nothing the notebook holds as text (layout, metadata, definitions)."""
+MAX_NESTING = 1000
+"""Braces and environments nested deeper than this are not taken apart (``nesting_depth``): the
+body is kept as one raw LaTeX cell, with a finding."""
+FRAMES_PER_LEVEL = 16
+"""Python frames a nesting level may take while parsing and converting (measured: about 7)."""
+MAX_PROBLEMS = 50
+"""Problems of one kind listed one by one; more are counted in one."""
 _BLANK = re.compile(r"\n[ \t]*\n\s*")
 _IGNORE = re.compile(r"%\s*mech-ignore\s*:\s*([A-Za-z0-9_, -]+)")
 _HEADING_CLASS: tuple[tuple[str, str], ...] = (
@@ -163,12 +175,17 @@ class LatexPaper:
     packages: list[tuple[str, str | None]]
     problems: list[Problem]
     body_start: int
+    bib_files: list[tuple[str, Path, bytes]] = field(default_factory=list)
+    """``(name, path, bytes)`` of each ``.bib`` file ``\\bibliography`` names that lies in the
+    paper's folder and was read (``name`` as written, with ``.bib``)."""
+    bbl_data: bytes | None = None
+    """The bytes of ``bbl``."""
 
 
 _REF = re.compile(r"\\(?:ref|eqref|cref|Cref|autoref|Autoref|vref|nameref|labelcref|cpageref)"
                   r"\*?\{([^{}]*)\}")
 _BIB_COMMAND = re.compile(r"\\(?:bibliographystyle|bibliography|addbibresource|printbibliography)"
-                          r"(?![A-Za-z@])\s*(?:\[[^\]]*\])?\s*(?:\{[^{}]*\})?")
+                          r"(?![A-Za-z@])\s*(?:\[[^\]]{0,1000}\])?\s*(?:\{[^{}]*\})?")
 _CITES = re.compile(r"\\[A-Za-z]*cite[A-Za-z]*\*?[\[{]|\[@")
 
 
@@ -267,7 +284,8 @@ class _Reader:
         self.appendix = False
         self.ignore_next: set[str] = set()
         self.problems: list[Problem] = []
-        self.def_spans = sorted(decl.spans)
+        self.def_spans = _merged(decl.spans)
+        self.comments = comment_spans(src.text)
         self.appendix_pending = False
         """``\\appendix`` was read: the next heading opens the appendix (role ``appendix``)."""
         self.has_chapters = False
@@ -280,8 +298,7 @@ class _Reader:
         block.ignore |= self.ignore_next
         self.ignore_next = set()
         for m in _IGNORE.finditer(self.text, block.start, block.end):  # inside the block
-            if comment_start(self.text, m.start() + 1) is not None or \
-                    self.text[m.start()] == "%":
+            if self.in_comment(m.start()):
                 block.ignore |= {c.strip().upper() for c in re.split(r"[,\s]+", m.group(1))
                                  if c.strip()}
         block.refs = {x.strip() for m in _REF.finditer(self.text, block.start, block.end)
@@ -324,6 +341,13 @@ class _Reader:
                                          f"could not convert it ({type(exc).__name__}: {exc}); "
                                          "please report it", start))
             return None
+
+    def in_comment(self, pos: int) -> bool:
+        """``pos`` is a comment's ``%`` or inside the comment."""
+        import bisect
+
+        k = bisect.bisect_right(self.comments, (pos, 1 << 60)) - 1
+        return k >= 0 and self.comments[k][0] <= pos < self.comments[k][1]
 
     # -------------------------------------------------------------- walking
     def in_definition(self, pos: int) -> bool:
@@ -618,7 +642,10 @@ def read_latex(path: str | Path, *, keep_hidden: bool = True) -> LatexPaper:
     body_end = end if end is not None else len(text)
     preamble = text[:body_start]
     decl = read_declarations(text[:body_end])
-    problems = [Problem("input-not-found", p.message, None) for p in src.problems]
+    problems = [Problem(p.slug, p.message, None) for p in src.problems[:MAX_PROBLEMS]]
+    if len(src.problems) > MAX_PROBLEMS:
+        problems.append(Problem("input-not-found", f"and {len(src.problems) - MAX_PROBLEMS} more "
+                                "inputs that are not read (not listed)"))
     # environment-opening macros (\be … \ee) become the environments they open
     if decl.openers:
         names = sorted(decl.openers, key=len, reverse=True)
@@ -630,10 +657,13 @@ def read_latex(path: str | Path, *, keep_hidden: bool = True) -> LatexPaper:
             text = src.text
             body_end = _find_env_mark(text, "end", body_start) or len(text)
             decl = read_declarations(text[:body_end])
-    bibs = bibliographies(text[:body_end])
+    bib_commands = bibliography_commands(text[:body_end])
+    bibs = [name for name, _at in bib_commands]
+    bib_files, bbl, bbl_data, refusals, bbl_why = _bibliography_files(src, bib_commands)
     # the bibliography commands: the notebook's metadata holds the bibliography instead
+    masked = mask_comments(text)
     bib_spans = [(m.start(), m.end(), "") for m in _BIB_COMMAND.finditer(text, body_start, body_end)
-                 if comment_start(text, m.start()) is None]
+                 if masked[m.start()] == "\\"]  # not in a comment
     if bib_spans:
         src = src.substitute(bib_spans)
         text = src.text
@@ -643,12 +673,14 @@ def read_latex(path: str | Path, *, keep_hidden: bool = True) -> LatexPaper:
     simple = {name: env for name, env in decl.environments.items()
               if env.args == 0 and name not in ("proof", "document")}
     if simple:
+        def_spans = _merged(decl.spans)
+        def_starts = [a for a, _b in def_spans]
         names = sorted(simple, key=len, reverse=True)
         pattern = re.compile(r"\\(begin|end)\s*\{(" + "|".join(map(re.escape, names)) + r")\}")
         spans = [(m.start(), m.end(), simple[m.group(2)].begin if m.group(1) == "begin"
                   else simple[m.group(2)].end)
                  for m in pattern.finditer(text, body_start, body_end)
-                 if not _in_spans(m.start(), decl.spans)]
+                 if not _in_spans(m.start(), def_starts, def_spans)]
         if spans:
             src = src.substitute(spans)
             text = src.text
@@ -665,42 +697,250 @@ def read_latex(path: str | Path, *, keep_hidden: bool = True) -> LatexPaper:
                                          text[body_start:body_end]))
     body_pos = body_start
     envs = frozenset(e for e in decl.theorems if re.fullmatch(r"[A-Za-z]+\*?", e))
-    walker = LatexWalker(text[:body_end], latex_context=_context_db(envs), tolerant_parsing=True)
+    depth, deepest = nesting_depth(mask_comments(text[:body_end]), body_pos, body_end)
     try:
-        nodes, _, _ = walker.get_latex_nodes(pos=body_pos)
-    except LatexWalkerError as exc:  # tolerant mode rarely raises; keep going without a body
-        problems.append(Problem("parse-error", f"the body could not be read: {exc}", body_pos))
-        nodes = []
-    reader.walk(nodes)
+        with _deep_enough(depth):
+            marked, marks = _marked(text, body_pos, body_end)
+            walker = LatexWalker(marked, latex_context=_context_db(envs),
+                                 tolerant_parsing=True)
+            try:
+                nodes, _, _ = walker.get_latex_nodes(pos=body_pos)
+            except LatexWalkerError as exc:  # tolerant mode rarely raises: go on without a body
+                problems.append(Problem("parse-error", f"the body could not be read: {exc}",
+                                        body_pos))
+                nodes = []
+            if marks:
+                _unmark(nodes, text, marks)
+            reader.walk(nodes)
+    except (_TooDeep, RecursionError):
+        problems.append(Problem("parse-error", f"the body nests braces or environments more than "
+                                f"{MAX_NESTING} levels deep; mechnb does not take it apart and "
+                                "keeps it as one raw LaTeX cell", deepest))
+        reader = _Reader(src, decl, keep_hidden)
+        reader.add(reader.raw(body_pos, body_end))
     problems += reader.problems
     problems += [Problem("definition-not-read", f"this \\{command} is not imported (mechnb reads "
                          "\\newcommand-style definitions and \\def with plain #1…#9 "
                          "parameters); the text that uses it is kept as LaTeX", at)
-                 for at, command in decl.unread]
+                 for at, command in decl.unread[:MAX_PROBLEMS]]
+    if len(decl.unread) > MAX_PROBLEMS:
+        problems.append(Problem("definition-not-read", f"and {len(decl.unread) - MAX_PROBLEMS} "
+                                "more definitions mechnb does not import (not listed)",
+                                decl.unread[MAX_PROBLEMS][0]))
     title = find_title(text[:body_end])
     title_text = None
     if title is not None:
+        plain = " ".join(re.sub(r"\\[A-Za-z]+\*?|[{}]|\\\\", " ", title[0]).split())
         try:
-            tw = LatexWalker(title[0], latex_context=_context_db(), tolerant_parsing=True)
-            tnodes, _, _ = tw.get_latex_nodes()
-            title_text = Converter(title[0], decl).inline(
-                [n for n in tnodes if not (isinstance(n, LatexMacroNode) and n.macroname in (
-                    "\\", "newline", "thanks", "footnote", "centering"))]) or None
-        except Unconvertible:
-            title_text = " ".join(re.sub(r"\\[A-Za-z]+\*?|[{}]|\\\\", " ", title[0]).split())
+            with _deep_enough(nesting_depth(mask_comments(title[0]))[0]):
+                tw = LatexWalker(title[0], latex_context=_context_db(), tolerant_parsing=True)
+                tnodes, _, _ = tw.get_latex_nodes()
+                title_text = Converter(title[0], decl).inline(
+                    [n for n in tnodes if not (isinstance(n, LatexMacroNode) and n.macroname in (
+                        "\\", "newline", "thanks", "footnote", "centering"))]) or None
+        except (Unconvertible, _TooDeep, RecursionError, LatexWalkerError):
+            title_text = plain
     lang = _guess_lang(text[body_start:body_end])
     _annotate(reader.blocks, lang)
-    main = src.main
-    bbl = next((p for p in (main.with_suffix(".bbl"),) if p.is_file()), None)
-    if bbl is None:
-        bbls = sorted(main.parent.glob("*.bbl"))
-        bbl = bbls[0] if len(bbls) == 1 else None
+    src.problems.extend(refusals)  # placed at their file and line (input_findings)
+    problems += [Problem(r.slug, r.message, None) for r in refusals]
+    if bbl is not None and bbl_data is None:
+        problems.append(Problem("file-refused", f"the bibliography {bbl.name} {bbl_why}"))
+        bbl = None
     return LatexPaper(src, decl, reader.blocks, title_text, find_authors(text[:body_end]), bibs,
                       bbl, lang, document_class(preamble), packages(preamble), problems,
-                      body_start)
+                      body_start, bib_files, bbl_data)
 
 
 _IF_TOKEN = re.compile(r"\\(if[A-Za-z@]*|fi|iffalse)(?![A-Za-z@])")
+
+
+class _TooDeep(Exception):
+    """The text nests deeper than ``MAX_NESTING``."""
+
+
+_NEST = re.compile(r"\\(?:begin|end)(?![A-Za-z@])|\\.|[{}]", re.S)
+
+
+def nesting_depth(text: str, start: int = 0, end: int | None = None) -> tuple[int, int]:
+    """``(depth, offset)``: how deep braces and environments nest in ``text[start:end]`` (comments
+    masked by the caller; a stray closing one ignored) and where it first goes deeper than
+    ``MAX_NESTING`` (else where the depth is reached). Linear, without recursion: what tells
+    whether the parser may take the text apart."""
+    depth = deepest = 0
+    at = start
+    for m in _NEST.finditer(text, start, len(text) if end is None else end):
+        token = m.group()
+        if token in ("{", "\\begin"):
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if depth <= MAX_NESTING + 1:
+                    at = m.start()
+        elif token in ("}", "\\end") and depth:
+            depth -= 1
+    return deepest, at
+
+
+RUN = 2048
+"""Characters pylatexenc reads in one stretch of plain text before ``_marked`` breaks it."""
+_BREAK = re.compile(r"[\\{}$%&~]")
+_MACRO_NAME = re.compile(r"[A-Za-z@]*")
+_MARKABLE = re.compile(r"(?<=[^\W_])[^\W_](?=[^\W_])")  # a letter or digit (any script) in a word
+_NAME_OPENS = re.compile(r"\\(?:begin|end)\s*\{\Z")
+
+
+def _marked(text: str, start: int, end: int) -> tuple[str, list[int]]:
+    """``text[:end]`` for pylatexenc, with one letter or digit every ``RUN`` characters of a long
+    stretch of plain text in ``[start, end)`` replaced by ``~``; and where.
+
+    pylatexenc gathers a stretch of characters by appending one character at a time to an
+    attribute, so reading it takes time quadratic in its length (a megabyte without a command:
+    25 s). A ``~`` (same length: every offset stays) ends the stretch; ``_unmark`` turns it back
+    into the letter it replaced. Only a letter between two letters or digits is replaced, never
+    in a comment, a command's name or an environment's name, so nothing around it is read
+    differently."""
+    import bisect
+
+    comments = comment_spans(text[:end])
+    starts = [a for a, _b in comments]
+
+    def in_comment(pos: int) -> bool:
+        k = bisect.bisect_right(starts, pos) - 1
+        return k >= 0 and comments[k][0] <= pos < comments[k][1]
+
+    marks: list[int] = []
+    a = start
+    for m in (*_BREAK.finditer(text, start, end), None):
+        b = m.start() if m is not None else end
+        if b - a > RUN and not (a > 0 and _NAME_OPENS.search(text, max(0, a - 40), a)):
+            if a > 0 and text[a - 1] == "\\":  # a command's name is read whole
+                a = _MACRO_NAME.match(text, a).end()  # type: ignore[union-attr]
+            target = a + RUN
+            while target < b - 1:
+                found = _MARKABLE.search(text, target, b)
+                if found is None:
+                    break
+                if not in_comment(found.start()):
+                    marks.append(found.start())
+                target = found.start() + RUN
+        a = b + 1
+    if not marks:
+        return text[:end], []
+    parts: list[str] = []
+    cursor = 0
+    for at in marks:
+        parts += [text[cursor:at], "~"]
+        cursor = at + 1
+    parts.append(text[cursor:end])
+    return "".join(parts), marks
+
+
+def _unmark(nodes: list[LatexNode], text: str, marks: list[int]) -> None:
+    """Undo ``_marked`` in the parsed ``nodes`` (in place): each ``~`` it put becomes the letter it
+    replaced again, one characters node with the characters around it, as pylatexenc reads the
+    unmarked text."""
+    import bisect
+
+    def marked(node: LatexNode) -> bool:
+        k = bisect.bisect_left(marks, node.pos)
+        return k < len(marks) and marks[k] < node.pos + node.len
+
+    def joined(run: list[LatexNode]) -> list[LatexNode]:
+        if not any(marked(n) for n in run):
+            return run
+        first, last = run[0], run[-1]
+        return [LatexCharsNode(chars=text[first.pos:last.pos + last.len], pos=first.pos,
+                               len=last.pos + last.len - first.pos,
+                               parsing_state=first.parsing_state)]
+
+    lists: list[list[LatexNode]] = [nodes]
+    while lists:
+        nodelist = lists.pop()
+        out: list[LatexNode] = []
+        run: list[LatexNode] = []  # adjacent characters (and marks)
+        for node in nodelist:
+            chars = isinstance(node, LatexCharsNode) or (
+                isinstance(node, LatexSpecialsNode) and marked(node))
+            if chars and (not run or run[-1].pos + run[-1].len == node.pos):
+                run.append(node)
+                continue
+            out += joined(run)
+            run = [node] if chars else []
+            if chars:
+                continue
+            out.append(node)
+            if node is None:
+                continue
+            children = getattr(node, "nodelist", None)
+            if children:
+                lists.append(children)
+            argd = getattr(node, "nodeargd", None)
+            if argd is not None and argd.argnlist:
+                lists.append(argd.argnlist)
+        out += joined(run)
+        nodelist[:] = out
+
+
+def _stack_depth() -> int:
+    frame: FrameType | None = sys._getframe()
+    n = 0
+    while frame is not None:
+        n += 1
+        frame = frame.f_back
+    return n
+
+
+@contextmanager
+def _deep_enough(depth: int) -> Iterator[None]:
+    """Room on Python's stack for parsing text that nests ``depth`` levels (pylatexenc and the
+    converter recurse, several frames a level); ``_TooDeep`` beyond ``MAX_NESTING``. The
+    recursion limit is raised only as far as needed, and put back after."""
+    if depth > MAX_NESTING:
+        raise _TooDeep
+    old = sys.getrecursionlimit()
+    need = _stack_depth() + FRAMES_PER_LEVEL * depth + 500
+    raised = need > old
+    if raised:
+        sys.setrecursionlimit(need)
+    try:
+        yield
+    finally:
+        if raised and sys.getrecursionlimit() == need:
+            sys.setrecursionlimit(old)
+
+
+def _bibliography_files(src: Source, commands: list[tuple[str, int]]
+                        ) -> tuple[list[tuple[str, Path, bytes]], Path | None, bytes | None,
+                                   list[SourceProblem], str]:
+    """The ``.bib`` files ``commands`` name (``preamble.bibliography_commands``) and the
+    ``.bbl`` (the main file's, or the only one next to it), read safely
+    (``source.read_in_paper``). Returns ``(bib files, bbl, its bytes, refusals, why)``: a
+    ``.bib`` that exists but is refused is a problem at its command's file and line; ``bbl``
+    with ``None`` bytes is refused for ``why``."""
+    base = src.main.parent
+    found: list[tuple[str, Path, bytes]] = []
+    refusals: list[SourceProblem] = []
+    for name, at in commands:
+        fname = name + ".bib"
+        path = base / fname
+        if not path.exists():
+            continue  # missing (or not a valid name): the citation rules say so
+        _resolved, data, why = read_in_paper(base, fname)
+        if data is None:
+            file, offset = src.origin(at)
+            refusals.append(SourceProblem(src.files[file], offset,
+                                          f"the bibliography {fname} {why}", "file-refused"))
+        else:
+            found.append((fname, path, data))
+    bbl: Path | None = src.main.with_suffix(".bbl")
+    if bbl is not None and not bbl.exists():
+        bbls = sorted(base.glob("*.bbl"))
+        bbl = bbls[0] if len(bbls) == 1 else None
+    bbl_data, bbl_why = None, ""
+    if bbl is not None:
+        _resolved, bbl_data, bbl_why = read_in_paper(base, bbl.name)
+    return found, bbl, bbl_data, refusals, bbl_why
 
 
 def _iffalse_blocks(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -709,9 +949,10 @@ def _iffalse_blocks(text: str, start: int, end: int) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     depth = 0
     opened = -1
+    masked = mask_comments(text)
     for m in _IF_TOKEN.finditer(text, start, end):
-        if comment_start(text, m.start()) is not None:
-            continue
+        if masked[m.start()] != "\\":
+            continue  # in a comment
         word = m.group(1)
         if depth == 0:
             if word == "iffalse":
@@ -726,15 +967,31 @@ def _iffalse_blocks(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
-def _in_spans(pos: int, spans: list[tuple[int, int]]) -> bool:
-    return any(a <= pos < b for a, b in spans)
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` sorted, overlapping ones joined (a definition inside a definition)."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def _in_spans(pos: int, starts: list[int], spans: list[tuple[int, int]]) -> bool:
+    """``pos`` is in one of ``spans`` (sorted, disjoint; ``starts`` their starts)."""
+    import bisect
+
+    k = bisect.bisect_right(starts, pos) - 1
+    return k >= 0 and spans[k][0] <= pos < spans[k][1]
 
 
 def _find_env_mark(text: str, which: str, start: int = 0) -> int | None:
     """Offset after ``\\begin{document}`` (``which="begin"``) or of ``\\end{document}``,
     outside comments."""
     pattern = re.compile(r"\\" + which + r"\s*\{document\}")
+    masked = mask_comments(text)
     for m in pattern.finditer(text, start):
-        if comment_start(text, m.start()) is None:
+        if masked[m.start()] == "\\":  # not in a comment
             return m.end() if which == "begin" else m.start()
     return None

@@ -7,6 +7,11 @@ names, resolved as TeX resolves it (relative to the main file's folder; ``\\impo
 its own folder; ``.tex`` added when missing). A subfile's own preamble is left out. Every
 character of the flattened text maps back to the file and offset it came from (``Source.locate``);
 text put in by a substitution (an expanded macro) maps to where the macro was.
+
+Every file is read through ``paper_paths.read_confined``: symbolic links resolved, confined to
+the main file's folder, regular files only (a FIFO or a device is refused unread, never waited
+on) and at most ``paper_paths.file_limit()`` bytes; the files read stop at ``MAX_TEXT`` bytes in
+all. A refused input is a problem naming the file, not an exception.
 """
 
 from __future__ import annotations
@@ -17,8 +22,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..tex.comments import comment_start
+from ..paper_paths import file_limit, read_confined, read_regular, resolve_in_folder
+from ..tex.comments import comment_start, mask_comments
 
+MAX_TEXT = 8 * 1024 * 1024
+"""Bytes the reader takes from a paper's files in all (and from any one of them); an input that
+would go past it is not read (a problem says so)."""
 MAX_DEPTH = 20
 """Nested inputs followed before the reader stops (a file that inputs itself)."""
 _INPUT = re.compile(
@@ -37,6 +46,8 @@ class Problem:
     file: Path
     offset: int
     message: str
+    slug: str = "input-not-found"
+    """``input-not-found``, or ``file-refused`` for a file that is not read on purpose."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,9 +148,8 @@ class Source:
                       list(self.problems))
 
 
-def read_text(path: Path) -> str:
-    """A source file's text (UTF-8; a Latin-1 file is read as Latin-1)."""
-    data = path.read_bytes()
+def decode(data: bytes) -> str:
+    """A source file's bytes as text (UTF-8; a Latin-1 file is read as Latin-1)."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -147,15 +157,47 @@ def read_text(path: Path) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def read_text(path: Path) -> str:
+    """The text of the file the user named (a regular file of at most ``file_limit()`` bytes,
+    else ``paper_paths.UnsafeFileError``, an ``OSError``)."""
+    return decode(read_regular(path, min(file_limit(), MAX_TEXT)))
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def read_in_paper(root: Path, name: str, limit: int = MAX_TEXT
+                  ) -> tuple[Path | None, bytes | None, str]:
+    """``(path, bytes, "")`` of the file ``name`` (relative to ``root``, the main file's folder)
+    when ``paper_paths.read_confined`` reads it (at most ``limit`` bytes, and never more than
+    ``file_limit()``), else ``(path or None, None, why)``: ``why`` completes "``\\input{x}`` …"
+    or "the figure x …"."""
+    resolved, data, why = read_confined(root, name, max(0, min(file_limit(), limit)))
+    if data is not None:
+        return resolved, data, ""
+    why = (why or "cannot be read").removesuffix("; not read")
+    if resolved is None:
+        if why.startswith("lies outside"):
+            return None, None, "names a file outside the paper's folder; it is not read"
+        return None, None, f"{why}; it is not read"
+    return resolved, None, f"is not read ({why})"
+
+
 def find_main(folder: Path) -> Path:
     """The main ``.tex`` file of ``folder``: the one with ``\\documentclass`` and
-    ``\\begin{document}`` (``main.tex`` first, then the shortest name)."""
+    ``\\begin{document}`` (``main.tex`` first, then the shortest name). Files that are not
+    regular, too large, or lead outside ``folder`` are not candidates."""
     candidates = []
     for path in sorted(folder.rglob("*.tex")):
-        try:
-            text = read_text(path)
-        except OSError:
+        _path, data, _why = read_confined(folder, str(Path.cwd() / path),
+                                          min(file_limit(), MAX_TEXT))
+        if data is None:
             continue
+        text = decode(data)
         if _DOCUMENTCLASS.search(text) and _BEGIN_DOC.search(text):
             candidates.append(path)
     if not candidates:
@@ -167,22 +209,19 @@ def find_main(folder: Path) -> Path:
 
 
 def _resolve(base: Path, name: str) -> Path | None:
+    """The file ``\\input{name}`` names: ``name`` or ``name.tex`` that is a file; else one that
+    exists but is not a folder (a FIFO, a device: refused when read); else ``None``."""
     name = name.strip().strip('"')
-    if not name:
+    if not name or "\x00" in name:
         return None
-    for candidate in (base / name, base / (name + ".tex")):
+    candidates = (base / name, base / (name + ".tex"))
+    for candidate in candidates:
         if candidate.is_file():
             return candidate
+    for candidate in candidates:
+        if candidate.exists() and not candidate.is_dir():
+            return candidate
     return None
-
-
-def _inside(path: Path, root: Path) -> bool:
-    """``path`` (symbolic links followed) is in ``root``'s folder tree."""
-    try:
-        path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return False
-    return True
 
 
 def _body_span(text: str) -> tuple[int, int]:
@@ -206,9 +245,9 @@ def load_source(path: str | Path) -> Source:
     out: list[str] = []
     length = 0
 
-    def add_file(p: Path) -> int:
+    def add_file(p: Path, text: str) -> int:
         files.append(p)
-        texts.append(read_text(p))
+        texts.append(text)
         return len(files) - 1
 
     def emit(file: int, start: int, end: int) -> None:
@@ -220,11 +259,11 @@ def load_source(path: str | Path) -> Source:
 
     def walk(file: int, start: int, end: int, base: Path, stack: tuple[Path, ...]) -> None:
         nonlocal length
-        text = texts[file]
         cursor = start
+        text, masked = texts[file], mask_comments(texts[file])
         for m in _INPUT.finditer(text, start, end):
-            if comment_start(text, m.start()) is not None:
-                continue
+            if masked[m.start()] != "\\":
+                continue  # in a comment
             command = m.group(1) or m.group(4)
             folder = base
             if m.group(1):
@@ -236,11 +275,6 @@ def load_source(path: str | Path) -> Source:
             else:
                 name = m.group(5) if m.group(5) is not None else m.group(6)
             target = _resolve(folder, name)
-            if target is not None and not _inside(target, root):
-                problems.append(Problem(files[file], m.start(),
-                                        f"\\{command}{{{name}}} names a file outside the "
-                                        f"paper's folder; it is not read"))
-                continue
             if target is None:
                 if not name.endswith((".bbl", ".sty", ".cls", ".pdf", ".png", ".tikz")):
                     problems.append(Problem(files[file], m.start(),
@@ -249,13 +283,27 @@ def load_source(path: str | Path) -> Source:
                 continue
             if target.suffix not in (".tex", "", ".tikz", ".pgf", ".txt"):
                 continue
-            if target.resolve() in stack or len(stack) >= MAX_DEPTH:
+            where, _why = resolve_in_folder(root, str(Path.cwd() / target))
+            if where is not None and (where in stack or len(stack) >= MAX_DEPTH):
                 problems.append(Problem(files[file], m.start(),
                                         f"\\{command}{{{name}}} inputs a file already being read "
                                         f"(or nests deeper than {MAX_DEPTH}); skipped"))
                 continue
+            data: bytes | None = None
+            if where is not None and total[0] + _size(where) > MAX_TEXT:  # not read at all
+                why = (f": the paper's files come to more than {MAX_TEXT} bytes; it is not "
+                       "read")
+            else:
+                where, data, why = read_in_paper(root, str(Path.cwd() / target),
+                                                 MAX_TEXT - total[0])
+                why = " " + why
+            if where is None or data is None:
+                problems.append(Problem(files[file], m.start(), f"\\{command}{{{name}}}{why}",
+                                        "file-refused"))
+                continue
+            total[0] += len(data)
             emit(file, cursor, m.start())
-            child = add_file(target)
+            child = add_file(target, decode(data))
             lo, hi = _body_span(texts[child]) if command == "subfile" else (0, len(texts[child]))
             if command == "include":
                 out.append("\n")  # \include starts a new page: a paragraph break at least
@@ -264,12 +312,13 @@ def load_source(path: str | Path) -> Source:
             new_base = (target.parent if command in ("import", "subimport", "subfile",
                                                       "includefrom", "subincludefrom")
                         else base)
-            walk(child, lo, hi, new_base, (*stack, target.resolve()))
+            walk(child, lo, hi, new_base, (*stack, where))
             pieces.append(_Piece(length, file, m.end()))
             cursor = m.end()
         emit(file, cursor, end)
 
-    first = add_file(main)
+    first = add_file(main, read_text(main))
+    total = [len(texts[first])]  # bytes (about) read so far
     walk(first, 0, len(texts[first]), root, (main.resolve(),))
     if not pieces:
         pieces.append(_Piece(0, first, 0))

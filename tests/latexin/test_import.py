@@ -47,7 +47,7 @@ def cells_by(nb: dict, key: str) -> dict[str, dict]:
 @pytest.fixture()
 def imported(tmp_path: Path) -> tuple[Path, dict]:
     out = tmp_path / "nb" / "copying.ipynb"
-    code, text, err = run("import", str(PAPER), "-o", str(out))
+    code, text, err = run("import", str(PAPER), "-o", str(out), "--yes")
     assert code == 0, err
     assert "wrote" in text
     return out, json.loads(out.read_text("utf-8"))
@@ -116,7 +116,7 @@ def test_files_next_to_the_notebook_and_the_trust_record(imported: tuple[Path, d
     assert "\\usepackage{bm}" in template and "((( body )))" in template
     assert nb["metadata"]["mechnb"]["template"] == "copying.template.tex"
     paper = read_paper(out)
-    assert assess(paper).review and not unapproved(assess(paper))  # imported = reviewed
+    assert assess(paper).review and not unapproved(assess(paper))  # approved with --yes
     assert not assess(paper).refused
 
 
@@ -209,7 +209,7 @@ def test_a_chinese_paper_imports_and_compiles_with_xelatex(tmp_path: Path) -> No
     import subprocess
 
     out = tmp_path / "zh.ipynb"
-    import_latex(ZH, out)
+    import_latex(ZH, out, record_trust=True)  # as `mechnb import --yes`
     nb = json.loads(out.read_text("utf-8"))
     meta = nb["metadata"]["mechnb"]
     assert (meta["lang"], meta["engine"]) == ("zh", "xelatex")
