@@ -319,11 +319,14 @@ def test_a_sample_the_gate_lets_through_compiles_and_leaks_nothing(secret: Path)
 # ---- TeX's own limits, the second wall --------------------------------------------------------
 @pytest.mark.tex
 @pytest.mark.skipif(not HAS_TEX, reason="TeX Live is not installed")
-@pytest.mark.parametrize("engine", ["pdflatex", "xelatex"])
-def test_trusted_tex_still_cannot_read_outside_the_build_folder(secret: Path,
-                                                                engine: str) -> None:
+@pytest.mark.parametrize(("engine", "sandbox"), [("pdflatex", "off"), ("xelatex", "off"),
+                                                 ("xelatex", "auto")])
+def test_trusted_tex_still_cannot_read_outside_the_build_folder(
+        secret: Path, engine: str, sandbox: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """``--trust`` skips the gate; kpathsea's paranoid mode and the private build folder still
-    keep the file out (an absolute path, a parent path, a file left next to the notebook)."""
+    keep the file out (an absolute path, a parent path, a file left next to the notebook) — and
+    in sandbox mode (bubblewrap where it works) too."""
+    monkeypatch.setenv("MECHNB_SANDBOX", sandbox)
     folder = secret.parent.parent / "paper"
     (folder / "beside.tex").write_text(SECRET + "\n", "utf-8")
     raw = (f"\\IfFileExists{{{secret}}}{{\\input{{{secret}}}}}{{}}"
