@@ -22,7 +22,7 @@ EXAMPLES := $(EXAMPLE) $(EXAMPLE_ZH) notebooks/failure_paper.ipynb \
 BUILDERS := notebooks/build_example_paper.py notebooks/build_failure_paper.py \
 	notebooks/build_expressivity_paper.py
 
-.PHONY: demo test lab bench lint install tex chromium pandoc clean
+.PHONY: demo test lab docs bench lint install tex chromium pandoc clean
 
 ## Install the package (with its prebuilt JupyterLab extension) and the test tools into .venv.
 install: $(STAMP)
@@ -87,6 +87,14 @@ test: tex chromium install
 ## JupyterLab on notebooks/ with the extension.
 lab: install
 	$(BIN)/jupyter lab --notebook-dir=notebooks
+
+## The documentation site (MkDocs, strict: a broken link or anchor fails) into build/site/;
+## open build/site/index.html, no server needed. Rewrites the generated rule tables first.
+docs: install
+	@$(BIN)/python -c "import mkdocs" 2>/dev/null || $(BIN)/pip install --quiet -e ".[docs]"
+	$(BIN)/python scripts/docs_site.py
+	$(BIN)/mkdocs build --strict --quiet
+	@echo "Documentation: build/site/index.html"
 
 ## Debian's pandoc: `jupyter nbconvert --to latex` (the benchmark's baseline) needs it.
 pandoc:

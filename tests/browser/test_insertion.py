@@ -2,7 +2,7 @@
 
 The check is on the notebook file the server saved, in JupyterLab and in Notebook 7. The time
 from running the magic cell to its cells being visible is measured in the page and written to
-test-artifacts/latency-<frontend>.json (reported in the README, never asserted).
+test-artifacts/latency-<frontend>.json (reported in docs/guide/desk.md, never asserted).
 """
 
 from __future__ import annotations
@@ -197,11 +197,11 @@ def test_a_code_cell_template_leaves_no_role_less_copy(page: Any, lab_server: Se
 
 
 def _readme_quickstart() -> str:
-    """The README's Quickstart cell, as a reader copies it."""
+    """The README's quickstart cell (in its five-minute tour), as a reader copies it."""
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
-    section = readme.split("## Quickstart in a notebook", 1)[1]
+    section = readme.split("## A five-minute tour", 1)[1]
     return section.split("```python\n", 1)[1].split("```", 1)[0].rstrip("\n")
 
 

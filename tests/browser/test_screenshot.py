@@ -1,5 +1,5 @@
-"""The README's two images: JupyterLab with the extension (a real session) and the first page
-of an example paper's PDF (a real export and compile).
+"""The images of the README and the docs: JupyterLab with the extension (a real session) and
+the first page of an example paper's PDF (a real export and compile).
 
 Runs only with ``MECHNB_SCREENSHOTS=1`` (it rewrites ``docs/screenshot-lab.png``,
 ``docs/screenshot-preview.png`` and ``docs/failure_paper_page1.png``):

@@ -32,7 +32,7 @@ TEST2 = [a for a in SET3 if a["split"] == "test2"]
 SECOND: list[dict[str, Any]] = json.loads(
     (FIXTURES / "real_en_second_annotator.json").read_text("utf-8"))["abstracts"]
 
-# Floors a little below the scores measured on test2 (README "Move analysis"), for the learned
+# Floors a little below the scores measured on test2 (docs/guide/moves.md), for the learned
 # layer (the default) and for the rules alone. The goal (F1 >= 0.85 for every move) is
 # not met: these only catch regressions.
 TEST2_F1_FLOOR = {"learned": {"context": 0.87, "gap": 0.6, "contribution": 0.86,
@@ -163,14 +163,14 @@ def test_chinese_keeps_the_rules_and_an_unknown_method_is_refused() -> None:
         analyse("Heads matter.", "en", "neural")
 
 
-def test_the_readme_accuracy_table_is_the_benchmarks() -> None:
+def test_the_docs_accuracy_table_is_the_benchmarks() -> None:
     spec = importlib.util.spec_from_file_location("bench_moves",
                                                   ROOT / "benchmarks" / "bench_moves.py")
     assert spec and spec.loader
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    readme = (ROOT / "README.md").read_text("utf-8")
-    table = readme.split("<!-- moves-accuracy:start -->\n", 1)[1].split(
+    page = (ROOT / "docs" / "guide" / "moves.md").read_text("utf-8")
+    table = page.split("<!-- moves-accuracy:start -->\n", 1)[1].split(
         "\n<!-- moves-accuracy:end -->", 1)[0]
     assert table == bench.markdown(), "regenerate: python benchmarks/bench_moves.py --markdown"
 

@@ -5,7 +5,7 @@ validation once every sentence that makes it is deleted (detection).
 Measured on the labelled real abstracts: out of fold on the ones the layer is fitted on (five
 folds over abstracts, the same folds that pick the bounds), and once on ``test2``, never used
 for a decision. Floors sit at the measured counts; the issue's detection goal (8 in 10) is not
-reached, see the README's move-analysis section.
+reached, see the move-analysis guide (docs/guide/moves.md).
 """
 
 from __future__ import annotations
