@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 from .errors import NotebookReadError
 from .findings import Finding, Severity
+from .lazyre import lazy
 from .roles import IGNORE_TAG_PREFIX, TAG_PREFIX, get_role, suggest_role
 
 PAPER_TYPES = ("expressivity", "dynamics", "failure")
@@ -47,16 +47,16 @@ FORMAT_FINDINGS = {
     "upgraded-nbformat": ("MECH035", Severity.INFO),
 }
 
-_LATIN_RE = re.compile(r"[A-Za-z]")
+_LATIN_RE = lazy(r"[A-Za-z]")
 CJK_WEIGHT = 3
 """Latin letters one CJK character counts for when the language is guessed."""
 CJK_SHARE = 0.8
 """Weighted CJK over Latin letters from which an undeclared paper is Chinese."""
-CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
+CJK_RE = lazy(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
 """Chinese, Japanese or Korean text (ideographs, kana, hangul, full-width forms)."""
-HANGUL_RE = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+HANGUL_RE = lazy(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 """Korean letters: no font of pdfLaTeX's CJK (Arphic) or of ctex's default (Fandol) has them."""
-KANA_RE = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff]")
+KANA_RE = lazy(r"[\u3040-\u30ff\u31f0-\u31ff]")
 """Japanese kana: Fandol has them but not in Japanese shapes; Noto CJK JP does."""
 SCRIPT_FONTS = {"Korean (Hangul)": (HANGUL_RE, "KR"), "Japanese (kana)": (KANA_RE, "JP")}
 """A script the default CJK fonts lack → the Noto CJK region its text is set in."""

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
+from ..lazyre import lazy
+
 if TYPE_CHECKING:
     from .document import Document
 
@@ -26,9 +28,9 @@ MAX_NOTEBOOK_CHARS = 2_000_000
 
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit"})
 """Cell magics whose body is still Python (``%%time``); any other ``%%`` cell is not Python."""
-_MAGIC_LINE = re.compile(r"(?m)^([ \t]*)(?:[%!].*|[\w.]+\?\??[ \t]*|\?.*)$")
-_MAGIC_VALUE = re.compile(r"(?m)^([ \t]*[\w.,() \t]+=[ \t]*)[%!].*$")
-_CELL_MAGIC = re.compile(r"\A\s*%%(\w+)")
+_MAGIC_LINE = lazy(r"(?m)^([ \t]*)(?:[%!].*|[\w.]+\?\??[ \t]*|\?.*)$")
+_MAGIC_VALUE = lazy(r"(?m)^([ \t]*[\w.,() \t]+=[ \t]*)[%!].*$")
+_CELL_MAGIC = lazy(r"\A\s*%%(\w+)")
 
 DEFAULT_ALIASES = {
     "np": "numpy", "plt": "matplotlib.pyplot", "pd": "pandas", "torch": "torch",

@@ -6,7 +6,6 @@ kept as offsets into the cell source and turned into line/column only for findin
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..findings import Finding, Severity
+from ..lazyre import lazy
 from ..notebook import Cell, Paper
 from ..roles import get_role, with_obligation
 from ..tex.comments import mask_comments
@@ -27,22 +27,22 @@ REF_COMMANDS = ("ref", "eqref", "cref", "Cref", "autoref", "pageref", "nameref",
 CITE_COMMANDS = ("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear",
                  "citeyearpar", "Citet", "Citep", "parencite", "textcite", "autocite",
                  "footcite", "nocite")
-_REF = re.compile(r"\\(" + "|".join(REF_COMMANDS) + r")\*?\{([^{}]*)\}")
-WORD = re.compile(r"[A-Za-z]{2,}|[\u3400-\u9fff]")
+_REF = lazy(r"\\(" + "|".join(REF_COMMANDS) + r")\*?\{([^{}]*)\}")
+WORD = lazy(r"[A-Za-z]{2,}|[\u3400-\u9fff]")
 """A word of prose: two or more Latin letters, or one CJK character."""
 REF_PATTERN = _REF
 """``\\ref``-like commands (group 1: the command, group 2: the comma-separated labels)."""
-_LABEL = re.compile(r"\\label\{([^{}]*)\}")
-_TAG_START = re.compile(r"<[A-Za-z!/?]")
+_LABEL = lazy(r"\\label\{([^{}]*)\}")
+_TAG_START = lazy(r"<[A-Za-z!/?]")
 HTML_PARSE_LIMIT = 50_000
 """Cells longer than this are not parsed to find dropped HTML (check stays fast)."""
-_NEWLINE = re.compile(r"\n")
-_CITE = re.compile(r"\\(" + "|".join(CITE_COMMANDS) + r")\*?(?:\[[^\[\]]*\]){0,2}\{([^{}]*)\}")
-_PANDOC_GROUP = re.compile(r"\[([^\[\]\n]*@[^\[\]\n]*)\]")
-_PANDOC_KEY = re.compile(r"(?:^|[\s;\-])@([A-Za-z0-9_][\w:.#$%&+?<>~/-]*)")
+_NEWLINE = lazy(r"\n")
+_CITE = lazy(r"\\(" + "|".join(CITE_COMMANDS) + r")\*?(?:\[[^\[\]]*\]){0,2}\{([^{}]*)\}")
+_PANDOC_GROUP = lazy(r"\[([^\[\]\n]*@[^\[\]\n]*)\]")
+_PANDOC_KEY = lazy(r"(?:^|[\s;\-])@([A-Za-z0-9_][\w:.#$%&+?<>~/-]*)")
 _IMAGE_MIME = ("image/png", "image/jpeg", "image/svg+xml", "application/pdf", "image/gif")
-_PROOF_POINTER = re.compile(r"(?i)\bproofs?\b|证明")
-_POINTER_TARGET = re.compile(r"(?i)\\(?:ref|cref|Cref|autoref)\{|\bappendix\b|附录|deferred")
+_PROOF_POINTER = lazy(r"(?i)\bproofs?\b|证明")
+_POINTER_TARGET = lazy(r"(?i)\\(?:ref|cref|Cref|autoref)\{|\bappendix\b|附录|deferred")
 
 STATEMENT_BOUNDARY = frozenset(
     {"theorem", "lemma", "proposition", "corollary", "claim", "definition", "assumption",

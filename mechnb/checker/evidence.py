@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..findings import Finding
+from ..lazyre import lazy
 from ..notebook import Cell
 from ..roles import get_role
 from ..tex.gate import is_latex_raw
@@ -25,10 +26,10 @@ INCLUDABLE_IMAGES = ("application/pdf", "image/png", "image/jpeg")
 """Image outputs the exporter can include (``exporter.outputs.IMAGE_TYPES``; SVG/GIF cannot)."""
 _UNPLACED_KINDS = frozenset({"title", "abstract", "omit"})
 """Role LaTeX kinds whose cell label the exporter does not place."""
-_LABEL = re.compile(r"\\label\{([^{}]*)\}")
-_MD_TABLE = re.compile(r"(?m)^\s*\|?\s*:?-{3,}:?\s*\|")
+_LABEL = lazy(r"\\label\{([^{}]*)\}")
+_MD_TABLE = lazy(r"(?m)^\s*\|?\s*:?-{3,}:?\s*\|")
 
-PENDING_SENTINEL = re.compile(r"(?mi)^[ \t]*#[ \t]*mechnb:[ \t]*pending\b")
+PENDING_SENTINEL = lazy(r"(?mi)^[ \t]*#[ \t]*mechnb:[ \t]*pending\b")
 """The comment line mechnb's experiment templates write until the cell plots real data."""
 _MEASURED = r"(?:measur|observ|metric|empirical)\w*"
 _SYNTHETIC = (
@@ -41,8 +42,8 @@ _SYNTHETIC = (
                 r"zeros|arange)\("),
      "fills the measured values with a made-up sequence"),
 )
-_CODE_TODO = re.compile(r"\b(?:TODO|FIXME|XXX|TBD)\b|待补充|待完成|待定")
-_CODE_SLOT = re.compile(
+_CODE_TODO = lazy(r"\b(?:TODO|FIXME|XXX|TBD)\b|待补充|待完成|待定")
+_CODE_SLOT = lazy(
     r"""(["'])\[(?=[^\]]*[a-z\u3400-\u9fff])[A-Za-z\u3400-\u9fff][^\]\d\\$"'\n]{0,80}\]\1""")
 """A string that is only a template slot, ``"[quantity]"`` (not ``"[MASK]"`` or ``"[0, 1]"``)."""
 
@@ -261,7 +262,7 @@ def check_placeholder_evidence(doc: Document, rule: Rule) -> Iterator[Finding]:
 
 _NUMBERED_KINDS = frozenset({"environment", "box", "proof", "title", "abstract", "omit"})
 """Role LaTeX kinds whose text sits in a numbered environment (or is not placed at all)."""
-_HEADING_LINE = re.compile(r"[ \t]{0,3}#")
+_HEADING_LINE = lazy(r"[ \t]{0,3}#")
 
 
 def _names_a_heading(source: str, at: int) -> bool:

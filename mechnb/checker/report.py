@@ -1,4 +1,7 @@
-"""Presenting findings: the summary line, the rule tables (text and README markdown), HTML."""
+"""Presenting findings: the summary line, the rule tables (text and README markdown), HTML.
+
+Importing it is cheap (``mechnb export`` prints findings with it): the rule registry is imported
+only by the rule tables."""
 
 from __future__ import annotations
 
@@ -8,7 +11,6 @@ from collections.abc import Sequence
 from html import escape
 
 from ..findings import Finding, Severity
-from .rules import RULES
 
 SLOT_CODE = "MECH025"
 """Unfilled template slots: summarised in one line in every view a person reads."""
@@ -78,6 +80,8 @@ def report_lines(findings: Sequence[Finding], path: str, *, verbose: bool = Fals
 
 def rule_table_text() -> str:
     """Every rule, one per line, for ``mechnb check --rules``."""
+    from .rules import RULES  # the registry is imported only where a table lists it
+
     width = max(len(r.name) for r in RULES)
     return "\n".join(f"{r.code}  {r.name:<{width}}  {r.severity.value:<7}  {r.summary}"
                      for r in RULES)
@@ -89,6 +93,8 @@ def _md_cell(text: str) -> str:
 
 def rule_table_markdown() -> str:
     """The README's rule table (regenerate it with ``python -m mechnb.checker.report``)."""
+    from .rules import RULES
+
     lines = [RULE_TABLE_START, "",
              "| code | name | severity | what it checks | what to do |",
              "|---|---|---|---|---|"]

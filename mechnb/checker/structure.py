@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from ..findings import Finding
+from ..lazyre import lazy
 from ..roles import get_role
 from .document import REF_PATTERN, STATEMENT_BOUNDARY, WORD, Document, KeyEquation, obligation_roles
 
@@ -16,8 +17,8 @@ if TYPE_CHECKING:
 MECHANISM_PAPER_TYPES = ("dynamics", "failure")
 TRAILING_ROLES = frozenset({"future", "conclusion", "note", "limitations", "appendix"})
 """Roles allowed after the limitations at the end of the main text."""
-_HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[^\n]*$")
-_SYMBOL_EXPLANATION = re.compile(
+_HEADING = lazy(r"(?m)^[ \t]{0,3}#{1,6}[^\n]*$")
+_SYMBOL_EXPLANATION = lazy(
     r"(?i)\b(?:here|where|denotes?|denoting|stands? for|represents?|is the|are the|we write|"
     r"is a|with)\b|其中|表示|这里|此处|记为|代表")
 

@@ -36,6 +36,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from ..findings import Finding
+from ..lazyre import lazy
 from .document import REF_PATTERN, STATEMENT_BOUNDARY, Document
 from .prose import CITE, HEADING, LABEL, PANDOC_CITE, URL, blank, blank_all, wording_pattern
 from .text import cell_slots
@@ -77,7 +78,7 @@ NAMES_NOTHING = {
     "result": "figure, table or number",
 }
 
-_NOT_A_SYMBOL = re.compile(
+_NOT_A_SYMBOL = lazy(
     r"frac|dfrac|tfrac|left|right|big|Big|bigg|Bigg|mathrm|mathbf|mathcal|mathbb|mathsf|"
     r"mathit|mathfrak|boldsymbol|bm|text|textrm|textbf|textit|operatorname|cdot|cdots|"
     r"ldots|dots|vdots|ddots|quad|qquad|begin|end|label|tag|nonumber|notag|leq|geq|le|ge|"
@@ -93,25 +94,25 @@ _NOT_A_SYMBOL = re.compile(
 """TeX commands that structure math rather than name a quantity (``\\frac``, ``\\leq``…);
 any other command (``\\Delta``, a notebook macro ``\\mA``) is a symbol."""
 
-_TEX_COMMAND = re.compile(r"\\[A-Za-z@]+\*?|\\.")
-_MARKUP = re.compile(r"[*_{}~`|>#\[\]]")
-_EN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’-][A-Za-z0-9]+)*")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*\s?%?")
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_DIGIT = re.compile(r"\d")
-_MATH_SYMBOL = re.compile(r"\\([A-Za-z]+)|(?<![A-Za-z\\])([A-Za-z])(?![A-Za-z])")
-_MATH_WORD = re.compile(r"\\(?:text|mathrm|operatorname|textrm|textit|mathit|mathsf)\{([A-Za-z]{2,"
+_TEX_COMMAND = lazy(r"\\[A-Za-z@]+\*?|\\.")
+_MARKUP = lazy(r"[*_{}~`|>#\[\]]")
+_EN_WORD = lazy(r"[A-Za-z][A-Za-z0-9]*(?:['’-][A-Za-z0-9]+)*")
+_NUMBER = lazy(r"\d+(?:[.,]\d+)*\s?%?")
+_CJK_RUN = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+_CJK = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_DIGIT = lazy(r"\d")
+_MATH_SYMBOL = lazy(r"\\([A-Za-z]+)|(?<![A-Za-z\\])([A-Za-z])(?![A-Za-z])")
+_MATH_WORD = lazy(r"\\(?:text|mathrm|operatorname|textrm|textit|mathit|mathsf)\{([A-Za-z]{2,"
                         r"})\}")
-_FIGURE_WORD = re.compile(r"(?i)\b(?:fig(?:ure)?s?|tab(?:le)?s?)\b\.?|%|"
+_FIGURE_WORD = lazy(r"(?i)\b(?:fig(?:ure)?s?|tab(?:le)?s?)\b\.?|%|"
                           r"图\s*\d|表\s*\d|如图|图中|见图|上图|下图|表中|见表|如表|表格")
-_FIGURE_LABEL = re.compile(r"(?i)^(?:fig|tab|table|figure|exp|res)\b")
-_POINTS_TO_SECTION = re.compile(r"\\[cC]?ref\{(?:sec|app|section|appendix)[:.-]")
+_FIGURE_LABEL = lazy(r"(?i)^(?:fig|tab|table|figure|exp|res)\b")
+_POINTS_TO_SECTION = lazy(r"\\[cC]?ref\{(?:sec|app|section|appendix)[:.-]")
 """A prior cell that points to the related-work section (\\cref{sec:related}) cites there."""
-_BY_HAND = re.compile(r"\b[A-Z][A-Za-z'-]+(?: et al\.?| and [A-Z][A-Za-z'-]+)?,? \(?(?:19|20)"
+_BY_HAND = lazy(r"\b[A-Z][A-Za-z'-]+(?: et al\.?| and [A-Z][A-Za-z'-]+)?,? \(?(?:19|20)"
                       r"\d\d[a-z]?\b\)?|\b[A-Z][A-Za-z'-]+ et al\.|\[\d+(?:[,–-] ?\d+)*\]")
 """A citation typed by hand: "Olsson et al. (2022)", "(Elhage, 2021)", "[12]"."""
-_NO_PRIOR = re.compile(r"(?i)\b(?:no|little|few) (?:prior|previous|earlier|existing|published) "
+_NO_PRIOR = lazy(r"(?i)\b(?:no|little|few) (?:prior|previous|earlier|existing|published) "
                        r"(?:work|study|studies|research|paper)|\bto (?:the best of )?our "
                        r"knowledge\b|据我们所知|尚无|尚未有|还没有(?:工作|研究)")
 

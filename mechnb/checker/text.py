@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from ..findings import Finding
+from ..lazyre import lazy
 from ..paper_paths import resolve_in_folder
 from ..tex.gate import BUILTIN_TEMPLATES
 from .document import WORD, Document
@@ -16,7 +17,7 @@ from .document import WORD, Document
 if TYPE_CHECKING:
     from .rule import Rule
 
-_HARD_REF = re.compile(
+_HARD_REF = lazy(
     r"\b(?P<kind>Figures?|Figs?\.|Tables?|Tab\.|Sections?|Sec\.|Theorems?|Thm\.|Lemmas?|"
     r"Propositions?|Prop\.|Corollary|Corollaries|Definitions?|Def\.|Equations?|Eqs?\.|"
     r"Assumptions?|Claims?|Appendix|Algorithms?|Remarks?|Experiments?)"
@@ -24,14 +25,14 @@ _HARD_REF = re.compile(
     r"|(?P<zh>(?:图|表|定理|引理|命题|推论|定义|公式|假设|附录)[ \t]*[（(]?\d+"
     r"|第[ \t]*\d+[ \t]*[节章])"
 )
-_CITED_AFTER = re.compile(r"\s+(?:of|in|from)\s+(?:\\cite|\\citet|\\citep|\[@|@)")
-_TODO = re.compile(r"\b(?:TODO|FIXME|XXX|TBD)\b|待补充|待完成|待定")
-_PLACEHOLDER = re.compile(r"(?<![A-Za-z0-9_}\\!^`])\[(?P<body>[^\[\]\n]{1,160})\](?![({])")
-_PLACEHOLDER_BODY = re.compile(r"^[A-Za-z\u3400-\u9fff][^\d\\$_^=+@<>{}|*#`]*$")
-_INLINE_MATH = re.compile(r"\$[^$\n]*\$")
-_MATH_SLOT = re.compile(r"(?<![A-Za-z0-9})\]^_\\])\[\s*\\text\{[^\[\]\n]*\]")
-_EXAMPLE_HINT = re.compile(r"\be\.g\.|例如")
-_LINK_DEF = re.compile(r"(?m)^[ \t]{0,3}\[([^\]\n]+)\]:")
+_CITED_AFTER = lazy(r"\s+(?:of|in|from)\s+(?:\\cite|\\citet|\\citep|\[@|@)")
+_TODO = lazy(r"\b(?:TODO|FIXME|XXX|TBD)\b|待补充|待完成|待定")
+_PLACEHOLDER = lazy(r"(?<![A-Za-z0-9_}\\!^`])\[(?P<body>[^\[\]\n]{1,160})\](?![({])")
+_PLACEHOLDER_BODY = lazy(r"^[A-Za-z\u3400-\u9fff][^\d\\$_^=+@<>{}|*#`]*$")
+_INLINE_MATH = lazy(r"\$[^$\n]*\$")
+_MATH_SLOT = lazy(r"(?<![A-Za-z0-9})\]^_\\])\[\s*\\text\{[^\[\]\n]*\]")
+_EXAMPLE_HINT = lazy(r"\be\.g\.|例如")
+_LINK_DEF = lazy(r"(?m)^[ \t]{0,3}\[([^\]\n]+)\]:")
 
 
 BALANCE_FINDINGS_PER_CELL = 20
@@ -88,8 +89,8 @@ def check_needs_review(doc: Document, rule: Rule) -> Iterator[Finding]:
                            "covers exactly this content)", item.cell, item.offset)
 
 
-_IMAGE_REF = re.compile(r"!\[[^\[\]\n]{0,1000}\]\(\s{0,20}<?([^()<>\s]{1,2000})")
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_IMAGE_REF = lazy(r"!\[[^\[\]\n]{0,1000}\]\(\s{0,20}<?([^()<>\s]{1,2000})")
+_SCHEME = lazy(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def check_resources(doc: Document, rule: Rule) -> Iterator[Finding]:
@@ -124,7 +125,7 @@ def check_resources(doc: Document, rule: Rule) -> Iterator[Finding]:
                                   idx, m.start())
 
 
-BAD_NAME = re.compile(r"[\s#%\\{}$&~^,]")
+BAD_NAME = lazy(r"[\s#%\\{}$&~^,]")
 """Characters a label or citation key cannot hold in the .tex (they end or escape the name)."""
 
 

@@ -1,13 +1,18 @@
-"""Run the closing-loop checks in a forked child while the parent renders the LaTeX.
+"""Run the closing-loop checks in a forked child of the ``mechnb export`` process.
 
-Only for the ``mechnb export`` process (single-threaded, fresh): the checks and the export are
-independent, so on a multi-core machine the checks cost almost nothing extra. Never used inside a
-kernel (forking a process with threads is unsafe); ``MECHNB_NO_FORK=1`` or a platform without
-``os.fork`` runs the checks in-process instead, with the same result.
+Only for the ``mechnb export`` process (single-threaded, fresh). The child imports the rules
+and the moves analyser, the parent never does (its imports stay those of rendering and writing).
+The export forks before it renders and, when it renders with the default options, leaves the TeX
+gate (MECH022) out of the child's checks (``skip``): the gate judges that rendered document, so
+the parent runs it on its own rendering (``checker.gate_findings``) instead of the child
+rendering every cell a second time. Never used
+inside a kernel (forking a process with threads is unsafe); ``MECHNB_NO_FORK=1`` or a platform
+without ``os.fork`` runs the checks in-process instead, with the same result.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 
@@ -16,16 +21,21 @@ from ..notebook import Paper
 
 
 class BackgroundChecks:
-    """``paper_findings(paper)`` computed in a child process; ``result()`` collects it."""
+    """``paper_findings(paper, skip)`` computed in a child process; ``result()`` collects it."""
 
-    def __init__(self, paper: Paper, fork: bool = True) -> None:
+    def __init__(self, paper: Paper, fork: bool = True, skip: frozenset[str] = frozenset()
+                 ) -> None:
         self.paper = paper
+        self.skip = skip
         self._pid: int | None = None
         self._fd: int | None = None
         self._result: list[Finding] | None = None
         if not fork or not hasattr(os, "fork") or os.environ.get("MECHNB_NO_FORK"):
             return
         read_fd, write_fd = os.pipe()
+        # The child's garbage collector must not walk (and so copy, page by page) every object
+        # it shares with the parent: they are frozen out of its reach first.
+        gc.freeze()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child reports through the pipe
             os.close(read_fd)
@@ -33,12 +43,13 @@ class BackgroundChecks:
             try:
                 from .api import paper_findings
 
-                payload = json.dumps([f.to_json() for f in paper_findings(paper)])
+                payload = json.dumps([f.to_json() for f in paper_findings(paper, skip)])
             except BaseException:  # the parent redoes the work and reports the error itself
                 payload, status = "null", 1
             with os.fdopen(write_fd, "w", encoding="utf-8") as fh:
                 fh.write(payload)
             os._exit(status)
+        gc.unfreeze()
         os.close(write_fd)
         self._pid, self._fd = pid, read_fd
 
@@ -63,4 +74,4 @@ class BackgroundChecks:
                     pass
         from .api import paper_findings
 
-        return paper_findings(self.paper)
+        return paper_findings(self.paper, self.skip)

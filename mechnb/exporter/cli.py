@@ -59,13 +59,15 @@ SLOT_HINT = "`mechnb check --verbose` lists each"
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Export, print findings to ``err`` and the written paths to ``out``."""
+    from ..checker import sort_key
     from ..checker.report import finding_lines
     from ..errors import ExportError
     from ..findings import Severity
     from ..notebook import read_paper
     from .api import (
+        GATE_CODES,
+        gate_findings,
         output_directory,
-        paper_findings,
         render,
         write_result,
     )
@@ -86,19 +88,25 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     cache = None
     if not (args.no_cache or cache_disabled()):
         cache = RenderCache.load(output_directory(paper, args.output_dir))
+    # The checks run in a forked child, so this process never imports the rules (DESIGN §6).
     if args.annotate:  # the notes go into the LaTeX, so the checks come first
-        checks = paper_findings(paper)
+        checks = BackgroundChecks(paper).result()
         result = render(paper, template=args.template, include_code=args.include_code,
                         annotations=checks, cache=cache, engine=args.engine, style=style)
     else:
-        # With nothing cached, rendering is the long part: the checks run meanwhile in a child
-        # process. With a warm cache rendering is quick and forking would only add its cost.
-        background = BackgroundChecks(paper, fork=cache is None or not cache.entries)
+        # The child runs every check but the TeX gate while this process renders; the gate
+        # judges the document rendered with the default options, so with those it runs here on
+        # this rendering (one parse per cell). Other options: the child renders that one too.
+        here = (not args.include_code and args.template is None and args.engine is None
+                and style is None)
+        background = BackgroundChecks(paper, skip=GATE_CODES if here else frozenset())
         try:
             result = render(paper, template=args.template, include_code=args.include_code,
                             cache=cache, engine=args.engine, style=style)
+            gate = gate_findings(paper) if here else []
         finally:
-            checks = background.result()  # also reaps the child when rendering failed
+            rest = background.result()  # also reaps the child when rendering failed
+        checks = sorted(rest + gate, key=sort_key)
     if args.strict:
         errors = [f for f in checks if f.severity is Severity.ERROR]
         if errors:

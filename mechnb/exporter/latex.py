@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..errors import ExportError
 from ..findings import Finding
+from ..lazyre import lazy
 from ..notebook import CJK_RE, script_region
 from ..paper_paths import read_regular
 from ..roles import Role, registry
@@ -30,7 +31,7 @@ from .context import VERBATIM_BEGIN
 from .document import Block, Document
 from .styles import Style, apply_style
 
-PLACEHOLDER_RE = re.compile(r"\(\(\(\s*([a-z_]+)\s*\)\)\)")
+PLACEHOLDER_RE = lazy(r"\(\(\(\s*([a-z_]+)\s*\)\)\)")
 BUILTIN_TEMPLATES = {name: f"{name}.tex" for name in BUILTIN_TEMPLATE_NAMES}
 TEMPLATE_FIELDS = ("generated_by", "extra_packages", "environments", "title", "authors",
                    "abstract", "body", "bibliography", "appendix")
@@ -38,10 +39,10 @@ TEMPLATE_FIELDS = ("generated_by", "extra_packages", "environments", "title", "a
 BIBLIOGRAPHY_STYLE = "plainnat"
 BIBLIOGRAPHY_STYLE_ZH = "gbt7714-numerical"
 """Chinese papers (the ``ctexart`` template): GB/T 7714-2015, numbered in order of citation."""
-CJK_SUPPORT_RE = re.compile(r"^[ \t]*\\(?:documentclass|usepackage|RequirePackage)(?:\[[^\]\n]*\])?"
+CJK_SUPPORT_RE = lazy(r"^[ \t]*\\(?:documentclass|usepackage|RequirePackage)(?:\[[^\]\n]*\])?"
                             r"\{(?:ctexart|ctexrep|ctexbook|ctex|xeCJK|CJKutf8)\}", re.M)
 """A line loading CJK support (a ctex class or package, xeCJK, CJKutf8)."""
-_SECTION_LINE_RE = re.compile(r"\A\\(?:section|subsection|subsubsection|paragraph)\*?\{.*\}\n?")
+_SECTION_LINE_RE = lazy(r"\A\\(?:section|subsection|subsubsection|paragraph)\*?\{.*\}\n?")
 
 
 class TemplateError(ExportError):
@@ -352,9 +353,9 @@ def _macros(doc: Document) -> str:
     return "\n% Macros the notebook defines in its math\n" + "\n".join(doc.macros)
 
 
-INLINE_LIST_RE = re.compile(r"\\begin\{(?:enumerate|itemize|description)\*\}")
+INLINE_LIST_RE = lazy(r"\\begin\{(?:enumerate|itemize|description)\*\}")
 """The inline lists of an R kernel's ``text/latex`` (a vector prints as ``enumerate*``)."""
-MATHJAX_ONLY_RE = re.compile(r"\\(?:gt|lt|bbox|class|cssId|style|require)(?![A-Za-z])")
+MATHJAX_ONLY_RE = lazy(r"\\(?:gt|lt|bbox|class|cssId|style|require)(?![A-Za-z])")
 """A MathJax-only macro that ``mathjax.tex`` defines for LaTeX."""
 
 

@@ -19,6 +19,7 @@ from urllib.parse import unquote
 
 from markdown_it.token import Token
 
+from ..lazyre import lazy
 from ..notebook import CJK_RE
 from ..paper_paths import UnsafeFileError, read_regular, resolve_in_folder
 from ..tex.escape import escape_latex, escape_url, is_safe_name
@@ -37,9 +38,9 @@ ATTACHMENT_TYPES = {"image/png": ".png", "image/jpeg": ".jpg", "application/pdf"
 DISPLAY_ENVS = frozenset({
     "equation", "equation*", "align", "align*", "gather", "gather*", "multline", "multline*",
     "flalign", "flalign*", "alignat", "alignat*", "eqnarray", "eqnarray*"})
-_BEGIN_ENV_RE = re.compile(r"^\s*\\begin\{([a-zA-Z]+\*?)\}")
-_SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9_-]+")
-_WEB_LINK_RE = re.compile(r"(?i)^(?:https?|ftp|mailto|doi):")
+_BEGIN_ENV_RE = lazy(r"^\s*\\begin\{([a-zA-Z]+\*?)\}")
+_SAFE_NAME_RE = lazy(r"[^A-Za-z0-9_-]+")
+_WEB_LINK_RE = lazy(r"(?i)^(?:https?|ftp|mailto|doi):")
 
 
 # --------------------------------------------------------------------------- renderer
@@ -62,8 +63,8 @@ def display_math(content: str, label: str | None = None) -> str:
     return "\\[" + content + "\\]"
 
 
-_LABEL_RE = re.compile(r"\\label\{([^{}]*)\}")
-_MACRO_MATH_RE = re.compile(
+_LABEL_RE = lazy(r"\\label\{([^{}]*)\}")
+_MACRO_MATH_RE = lazy(
     r"\s*\\(?:(?:re)?newcommand|providecommand|DeclareMathOperator\*?|def)(?![a-zA-Z])")
 
 
@@ -492,7 +493,7 @@ def _join(chunks: Sequence[tuple[str, bool]]) -> str:
     return "".join(out)
 
 
-_NEGATIVE_NUMBER_RE = re.compile(r"-\s?(\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?)(\s?%)?")
+_NEGATIVE_NUMBER_RE = lazy(r"-\s?(\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?)(\s?%)?")
 
 
 def _minus(cell: str) -> str | None:
@@ -508,8 +509,8 @@ _CJK_CLASS = "[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]"
 _REFERENCE = r"\\[cC]ref\*?"
 """The references whose Chinese form brings its own gap (第 2 节, 定理 1: ``zh-typesetting.tex``);
 ``\\eqref``, ``\\ref`` and citations print bare numbers or Latin text and keep a typed space."""
-_SPACE_BEFORE_REF_RE = re.compile(f"({_CJK_CLASS})[ \\t]+(?={_REFERENCE}(?:\\[[^\\]]*\\])?\\{{)")
-_SPACE_AFTER_REF_RE = re.compile(
+_SPACE_BEFORE_REF_RE = lazy(f"({_CJK_CLASS})[ \\t]+(?={_REFERENCE}(?:\\[[^\\]]*\\])?\\{{)")
+_SPACE_AFTER_REF_RE = lazy(
     f"({_REFERENCE}(?:\\[[^\\]]*\\])?\\{{[^{{}}]*\\}})[ \\t]+(?={_CJK_CLASS})")
 
 

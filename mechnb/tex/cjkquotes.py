@@ -10,11 +10,12 @@ smartquotes made from a single quote next to Chinese counts as a straight single
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-_CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
-_QUOTES = re.compile("[\"'\u2018\u2019\u201c\u201d]")
+from ..lazyre import lazy
+
+_CJK = lazy("[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
+_QUOTES = lazy("[\"'\u2018\u2019\u201c\u201d]")
 _PAIRS = {'"': ("\u201c", "\u201d"), "'": ("\u2018", "\u2019")}
 
 

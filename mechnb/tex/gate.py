@@ -36,6 +36,7 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..lazyre import lazy
 from .scan import (
     DANGEROUS_ENVIRONMENTS,
     PATH_COMMANDS,
@@ -176,7 +177,7 @@ FILE_COMMANDS = frozenset({"input", "include", "includegraphics", "bibliography"
                            "bibliographystyle"})
 """Commands that make TeX read a file: in the judged document each must name one of the
 judged files (``files``), nothing else."""
-SAFE_SCHEMES = re.compile(r"(?i)^\s*(?:https?|ftp|mailto|doi):")
+SAFE_SCHEMES = lazy(r"(?i)^\s*(?:https?|ftp|mailto|doi):")
 
 Context = Literal["math", "text", "table", "document"]
 _HitSink = Callable[[int, int, "Verdict", str], None]
@@ -243,9 +244,9 @@ class Hit:
     reason: str
 
 
-_TOKEN = re.compile(r"\\(?:([A-Za-z]+)|(.))|(%)|(\\)$", re.S)
-_SPACE = re.compile(r"(?:[ \t\r\n]|%[^\n\r]*(?:\r\n|\r|\n|$))*")
-_PLAIN_NAME = re.compile(r"[A-Za-z]+\*?")
+_TOKEN = lazy(r"\\(?:([A-Za-z]+)|(.))|(%)|(\\)$", re.S)
+_SPACE = lazy(r"(?:[ \t\r\n]|%[^\n\r]*(?:\r\n|\r|\n|$))*")
+_PLAIN_NAME = lazy(r"[A-Za-z]+\*?")
 _GROUP_LIMIT = 10_000
 
 
@@ -289,7 +290,7 @@ def _line_end(text: str, pos: int, stop: int | None = None) -> int:
     return stop if m is None else m.end()
 
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_LINE_BREAK = lazy(r"\r\n|\r|\n")
 
 
 def _verbatim_group(text: str, pos: int) -> int | None:
@@ -354,8 +355,8 @@ def _special(name: str) -> bool:
     return name in NAME_BUILDERS or name in NAME_TAKERS or command_reason(name) is not None
 
 
-_VERBATIM = re.compile(r"\\begin\{Verbatim\}(?=\r?\n)")
-_VERBATIM_END = re.compile(r"\\end\s*\{Verbatim\}")
+_VERBATIM = lazy(r"\\begin\{Verbatim\}(?=\r?\n)")
+_VERBATIM_END = lazy(r"\\end\s*\{Verbatim\}")
 _GRAPHICS_EXTENSIONS = ("", ".pdf", ".png", ".jpg", ".jpeg", ".PDF", ".PNG", ".JPG", ".JPEG")
 
 
@@ -404,13 +405,13 @@ def _file_command(text: str, pos: int, name: str, files: Mapping[str, bytes]
     return m.end(), None
 
 
-_FILE_ARG = re.compile(r"[ \t]*\*?[ \t]*(?:\[[^\[\]{}]{0,500}\][ \t]*){0,2}"
-                       r"\{([^{}\\%^#~]{0,500})\}")
+_FILE_ARG = lazy(r"[ \t]*\*?[ \t]*(?:\[(?:[^\[\]{}]|\{[^\[\]{}\\]{0,100}\}){0,300}\][ \t]*){0,2}"
+                 r"\{([^{}\\%^#~]{0,500})\}")
 """A file command's options (plain text) and its file name (plain: no macro, comment, ``^^``
 or active character)."""
 
 
-_PLAIN_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,100}")
+_PLAIN_FILE = lazy(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,100}")
 
 
 def _is_tex_file(name: str) -> bool:
@@ -540,7 +541,7 @@ def _inside(offset: int, starts: list[int], spans: list[tuple[int, int]]) -> boo
     return k >= 0 and spans[k][0] <= offset < spans[k][1]
 
 
-_KEY_READERS = re.compile(r"\\([A-Za-z]+)\*?\s*$")
+_KEY_READERS = lazy(r"\\([A-Za-z]+)\*?\s*$")
 
 
 def _keys_in_options(text: str, floor: list[Hit]) -> list[Hit]:
@@ -578,7 +579,7 @@ def _keys_in_options(text: str, floor: list[Hit]) -> list[Hit]:
     return [h for h in floor if h.snippet.startswith(("\\", "^^")) or h.offset in keep]
 
 
-_COMMENT_AND_BREAK = re.compile(r"%[^\n\r]*(?:\r\n|\r|\n)?[ \t]*")
+_COMMENT_AND_BREAK = lazy(r"%[^\n\r]*(?:\r\n|\r|\n)?[ \t]*")
 """A TeX comment with its line break and the next line's indentation (TeX drops all three)."""
 _CONTEXT_NAMES = {"math": "MathJax", "text": "MathJax", "table": "a table",
                   "document": "MathJax, tables or mechnb's own export"}
@@ -627,7 +628,7 @@ BUILTIN_TEMPLATES = ("article", "ctexart")
 RAW_LATEX_FORMATS = frozenset({"text/latex", "latex", "tex"})
 """Raw cells whose ``format`` (or ``raw_mimetype``) is one of these go to TeX as written; the
 export drops every other raw cell (HTML, reST, a YAML header)."""
-_BIB_PREAMBLE = re.compile(r"(?i)@\s*(preamble|string)\s*[{(]")
+_BIB_PREAMBLE = lazy(r"(?i)@\s*(preamble|string)\s*[{(]")
 """BibTeX reads an entry wherever an ``@`` starts one: ``%`` is no comment to it."""
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".pdf")
 """Judged files TeX reads as images, never as TeX."""
@@ -732,7 +733,7 @@ def file_kind(name: str) -> str:
     return "tex-file"
 
 
-_NAMED_FILE = re.compile(r"\\(?:input|include|includegraphics|bibliography)(?![A-Za-z])"
+_NAMED_FILE = lazy(r"\\(?:input|include|includegraphics|bibliography)(?![A-Za-z])"
                          r"[ \t]*\*?(?:\[[^\]]{0,500}\])?\{([^{}]{1,500})\}")
 
 

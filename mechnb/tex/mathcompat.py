@@ -27,6 +27,8 @@ import re
 from collections import deque
 from dataclasses import dataclass
 
+from ..lazyre import lazy
+
 TEXT_COMMANDS = ("text", "textrm", "textit", "textbf", "textsf", "texttt", "mbox", "hbox")
 """Commands whose argument MathJax and LaTeX both typeset as text inside math."""
 TEXT_SPECIALS = {
@@ -59,13 +61,13 @@ class Rewrite:
     """The character, the environment, ``"3 → 4"`` columns, or ``"$"``."""
 
 
-_TEXT_COMMAND = re.compile(r"(?<!\\)(?P<run>\\+)(?P<name>" + "|".join(
+_TEXT_COMMAND = lazy(r"(?<!\\)(?P<run>\\+)(?P<name>" + "|".join(
     sorted(TEXT_COMMANDS, key=len, reverse=True)) + r")(?![A-Za-z])")
-_ARG_OPEN = re.compile(r"[ \t]*\{")
-_TEXT_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[{}$_^#&%]", re.DOTALL)
-_ENV = re.compile(r"\\(begin|end)[ \t]*\{[ \t]*([A-Za-z]+\*?)[ \t]*\}")
-_ARRAY_SPEC = re.compile(r"\\begin[ \t]*\{array\}[ \t]*(?:\[[a-z]\])?[ \t]*\{")
-_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[{}&$]", re.DOTALL)
+_ARG_OPEN = lazy(r"[ \t]*\{")
+_TEXT_TOKEN = lazy(r"\\[A-Za-z]+|\\.|[{}$_^#&%]", re.DOTALL)
+_ENV = lazy(r"\\(begin|end)[ \t]*\{[ \t]*([A-Za-z]+\*?)[ \t]*\}")
+_ARRAY_SPEC = lazy(r"\\begin[ \t]*\{array\}[ \t]*(?:\[[a-z]\])?[ \t]*\{")
+_TOKEN = lazy(r"\\[A-Za-z]+|\\.|[{}&$]", re.DOTALL)
 
 
 def text_argument_specials(source: str, start: int, end: int) -> tuple[list[tuple[int, str]], int]:
@@ -199,7 +201,7 @@ def _group(text: str, i: int) -> tuple[str, int]:
     return text[i + 1:], len(text)
 
 
-_CJK_RUN = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_CJK_RUN = lazy(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
                       r"\uff00-\uffef]+")
 
 
@@ -297,7 +299,7 @@ def rewrite_math(math: str, *, display: bool) -> tuple[str, list[Rewrite]]:
     return text, found
 
 
-_END = re.compile(r"\\end[ \t]*\{([A-Za-z]+\*?)\}")
+_END = lazy(r"\\end[ \t]*\{([A-Za-z]+\*?)\}")
 
 
 def _closed(m: re.Match[str], closing: dict[str, deque[str]]) -> str:

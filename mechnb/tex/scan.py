@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
+from ..lazyre import lazy
+
 SpanKind = Literal["prose", "math", "code"]
 
 MATH_ENVIRONMENTS = frozenset(
@@ -24,7 +26,7 @@ MATH_ENVIRONMENTS = frozenset(
 """Environments that open display math when written bare in markdown (amsmath style)."""
 
 # The next thing that changes the scanner's mode, in prose.
-_PROSE_TOKEN = re.compile(
+_PROSE_TOKEN = lazy(
     r"(?P<fence>^[ \t]{0,3}(?:```|~~~))"
     r"|(?P<tick>`+)"
     r"|(?P<escape>\\[\\$`\[\]()])"
@@ -35,7 +37,7 @@ _PROSE_TOKEN = re.compile(
 )
 _ESCAPED_BRACKET = {"\\[": "\\]", "\\(": "\\)"}
 # Tokens that matter inside math.
-_MATH_TOKEN = re.compile(
+_MATH_TOKEN = lazy(
     r"\\[\\{}%$&#_ ]"
     r"|\\begin\{(?P<begin>[^{}\n]*)\}"
     r"|\\end\{(?P<end>[^{}\n]*)\}"
@@ -44,8 +46,8 @@ _MATH_TOKEN = re.compile(
     r"|(?P<brace>[{}])"
     r"|(?P<comment>%[^\n]*)"
 )
-_BLANK_LINE = re.compile(r"\n[ \t]*\n")
-_INLINE_CLOSER = re.compile(r"(?<![\\$\s])\$(?!\$)")
+_BLANK_LINE = lazy(r"\n[ \t]*\n")
+_INLINE_CLOSER = lazy(r"(?<![\\$\s])\$(?!\$)")
 
 
 class Span(NamedTuple):
@@ -379,24 +381,24 @@ TEMPLATE_PATH_COMMANDS = frozenset({"input", "include", "InputIfFileExists"})
 # backslashes is matched from its first one only (the lookbehind), so a 500 KB run is read once
 # (backtracking into it fails at once: a name starts with a letter); an even run before letters
 # is line breaks followed by text, an odd one ends in a command.
-_GATE_TOKEN = re.compile(
+_GATE_TOKEN = lazy(
     r"(?<!\\)(?P<run>\\+)(?=[A-Za-z])(?P<word>"
     + "|".join(sorted({*DANGEROUS_COMMANDS, *PATH_COMMANDS, "begin", "end"}, key=len,
                       reverse=True))
     + r"|XeTeX[A-Za-z]*|pdf[A-Za-z]*)(?![A-Za-z])"
     r"|(?P<caret>\^\^)"
     r"|(?P<key>(?i:\b(?:graphics|image|file|path)(?:[\s}]|%[^\n]{0,200}\n){0,100}=))")
-_ENV_NAME = re.compile(r"[ \t]*\{([^{}\n]{0,80})\}")
-_BUILT_ENV_NAME = re.compile(r"[\\~#]")
+_ENV_NAME = lazy(r"[ \t]*\{([^{}\n]{0,80})\}")
+_BUILT_ENV_NAME = lazy(r"[\\~#]")
 """In an environment name: a command, an active character or a parameter (expanded by TeX)."""
 # \includegraphics*[opt][opt]{path}: each part bounded, so a run of "\includegraphics[" stays
 # linear (the option text cannot contain "[", so it stops at the next command's bracket).
-_PATH_ARG = re.compile(r"[ \t]*\*?[ \t]*(?:\[(?:[^\[\]{}]|\{[^\[\]{}\\]{0,100}\}){0,300}\]"
+_PATH_ARG = lazy(r"[ \t]*\*?[ \t]*(?:\[(?:[^\[\]{}]|\{[^\[\]{}\\]{0,100}\}){0,300}\]"
                        r"[ \t]*){0,2}\{([^{}]{0,500})\}")
 """A graphics command's options (plain text; a brace group of plain text such as
 ``trim={1pt 2pt 3pt 4pt}``) and its path."""
-_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
-_TEX_COMMENT = re.compile(r"%[^\n]*\n?[ \t]*")
+_DRIVE = lazy(r"[A-Za-z]:[\\/]")
+_TEX_COMMENT = lazy(r"%[^\n]*\n?[ \t]*")
 """A TeX comment with its line break and the next line's indentation (TeX skips all three)."""
 
 
