@@ -10,19 +10,18 @@ that cell — except the TeX gate MECH022, which nothing silences.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the real imports happen on first use (``mechnb <cmd>`` imports cli.py)
-    from ..findings import Finding, Severity
+    from ..findings import Finding
     from ..notebook import Paper
     from .config import CheckConfig
-    from .document import Document
     from .rule import Rule
     from .rules import RULES, find_rule
 
-__all__ = ["RULES", "CheckConfig", "Rule", "check", "dangerous_tex", "find_rule", "gate_findings",
-           "load_config", "rule_for", "sort_key"]
+__all__ = ["RULES", "CheckConfig", "Rule", "check", "dangerous_tex", "find_rule", "load_config",
+           "rule_for", "sort_key"]
 
 _LAZY = {"RULES": ".rules", "find_rule": ".rules", "CheckConfig": ".config", "Rule": ".rule"}
 
@@ -99,16 +98,16 @@ def _suppressed(f: Finding, paper: Paper, names: Mapping[str, str],
 
 def check(paper_or_path: Paper | str | os.PathLike[str], *,
           config: CheckConfig | Mapping[str, Any] | None = None,
-          rules: Sequence[Rule] | None = None, skip: Collection[str] = ()) -> list[Finding]:
+          rules: Sequence[Rule] | None = None) -> list[Finding]:
     """Every finding for a notebook (path or ``Paper``), sorted by cell and line.
 
     ``config`` replaces the pyproject configuration (a ``CheckConfig`` or a mapping with
     ``disable`` / ``severity``); the notebook's own ``metadata.mechnb.checks`` always applies.
-    ``rules`` runs only those rules (LaTeX input leaves out the notebook-only ones); the codes
-    in ``skip`` are left out (``mechnb export`` runs the TeX gate beside its rendering:
-    ``gate_findings``). Raises ``NotebookReadError`` only when a path cannot be read as a
-    notebook.
+    ``rules`` runs only those rules (LaTeX input leaves out the notebook-only ones).
+    Raises ``NotebookReadError`` only when a path cannot be read as a notebook.
     """
+    from dataclasses import replace
+
     from ..notebook import Paper, read_paper
     from .document import Document
     from .rules import RULES, rule_names
@@ -120,79 +119,45 @@ def check(paper_or_path: Paper | str | os.PathLike[str], *,
     findings: list[Finding] = []
     ignored: dict[int, frozenset[str]] = {}
     any_ignored = any(c.ignored_rules for c in paper.cells)
-
-    def suppressed(f: Finding) -> bool:
-        return any_ignored and _suppressed(f, paper, names, ignored)
-
     for rule in RULES if rules is None else rules:
-        if rule.code in cfg.disabled or rule.code in skip:
+        if rule.code in cfg.disabled:
             continue
-        findings += _run_rule(rule, doc, cfg.severity.get(rule.code), suppressed)
-    return _in_order(findings, paper)
-
-
-def gate_findings(paper: Paper) -> list[Finding]:
-    """The findings ``check(paper)`` makes with the TeX gate (MECH022), sorted the same way.
-
-    Nothing configures or silences the gate, so these are exactly the ones ``check`` lists;
-    ``check(paper, skip={"MECH022"})`` plus these, sorted with ``sort_key``, is ``check(paper)``.
-    Imports no rule registry (``mechnb export`` calls it beside its rendering, which it judges).
-    """
-    from .document import Document
-    from .gate_rule import GATE
-
-    return _in_order(_run_rule(GATE, Document(paper), None, None), paper)
-
-
-def _in_order(findings: list[Finding], paper: Paper) -> list[Finding]:
-    """``findings`` sorted by ``sort_key``, each naming the notebook's file when it has one."""
-    from dataclasses import replace
-
+        severity = cfg.severity.get(rule.code)
+        per_cell: dict[int | None, int] = {}
+        last: dict[int | None, Finding] = {}  # the last one listed, per cell
+        made = 0
+        for f in rule.check(doc, rule):
+            if any_ignored and _suppressed(f, paper, names, ignored):
+                continue
+            made += 1
+            if made > MAX_PER_RULE:
+                break  # the summaries below say the count is a lower bound
+            per_cell[f.cell] = n = per_cell.get(f.cell, 0) + 1
+            if n > MAX_PER_RULE_AND_CELL:
+                continue  # counted below: a 500 KB cell must not print 100,000 lines
+            if severity is not None and f.severity != severity:
+                f = replace(f, severity=severity)
+            findings.append(f)
+            last[f.cell] = f
+        stopped = made > MAX_PER_RULE
+        if stopped:
+            findings.append(replace(
+                findings[-1], cell=None, line=None, column=None, labels=(), cell_id=None,
+                message=f"{rule.code} stopped after {MAX_PER_RULE} findings; fix these and "
+                        f"check again to see the rest"))
+        for cell, n in per_cell.items():
+            if n > MAX_PER_RULE_AND_CELL:
+                where = "the notebook" if cell is None else "this cell"
+                more = f"at least {n - MAX_PER_RULE_AND_CELL}" if stopped \
+                    else str(n - MAX_PER_RULE_AND_CELL)
+                findings.append(replace(
+                    last[cell], line=None, column=None, labels=(),
+                    message=f"… and {more} more {rule.code} findings in {where} (only the "
+                            f"first {MAX_PER_RULE_AND_CELL} are listed)"))
     findings.sort(key=sort_key)
     if paper.path is not None:
         where = str(paper.path)
         findings = [replace(f, file=where) for f in findings]
-    return findings
-
-
-def _run_rule(rule: Rule, doc: Document, severity: Severity | None,
-              suppressed: Callable[[Finding], bool] | None) -> list[Finding]:
-    """The findings of one rule: suppressed ones dropped, re-levelled to ``severity``, at most
-    ``MAX_PER_RULE_AND_CELL`` per cell and ``MAX_PER_RULE`` in all (each cap says so)."""
-    from dataclasses import replace
-
-    findings: list[Finding] = []
-    per_cell: dict[int | None, int] = {}
-    last: dict[int | None, Finding] = {}  # the last one listed, per cell
-    made = 0
-    for f in rule.check(doc, rule):
-        if suppressed is not None and suppressed(f):
-            continue
-        made += 1
-        if made > MAX_PER_RULE:
-            break  # the summaries below say the count is a lower bound
-        per_cell[f.cell] = n = per_cell.get(f.cell, 0) + 1
-        if n > MAX_PER_RULE_AND_CELL:
-            continue  # counted below: a 500 KB cell must not print 100,000 lines
-        if severity is not None and f.severity != severity:
-            f = replace(f, severity=severity)
-        findings.append(f)
-        last[f.cell] = f
-    stopped = made > MAX_PER_RULE
-    if stopped:
-        findings.append(replace(
-            findings[-1], cell=None, line=None, column=None, labels=(), cell_id=None,
-            message=f"{rule.code} stopped after {MAX_PER_RULE} findings; fix these and "
-                    f"check again to see the rest"))
-    for cell, n in per_cell.items():
-        if n > MAX_PER_RULE_AND_CELL:
-            where = "the notebook" if cell is None else "this cell"
-            more = f"at least {n - MAX_PER_RULE_AND_CELL}" if stopped \
-                else str(n - MAX_PER_RULE_AND_CELL)
-            findings.append(replace(
-                last[cell], line=None, column=None, labels=(),
-                message=f"… and {more} more {rule.code} findings in {where} (only the "
-                        f"first {MAX_PER_RULE_AND_CELL} are listed)"))
     return findings
 
 

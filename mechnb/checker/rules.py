@@ -21,7 +21,6 @@ from . import (
     text,
 )
 from .document import Document
-from .gate_rule import GATE
 from .rule import Rule
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
@@ -183,7 +182,27 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "environments, and inside math braces, `\\begin`/`\\end`, `\\left`/`\\right`; prose "
        "environments must nest. The message gives the line of both ends.",
        text.check_balanced, group="tex"),
-    GATE,  # the TeX gate, defined beside its check (``mechnb export`` runs it on its own)
+    _r("MECH022", "dangerous-tex", E,
+       "Remove the command; keep the paper self-contained (or export with --trust).",
+       "A gate, not a hint (`mechnb/tex/gate.py`): TeX that runs commands, reads or writes "
+       "files, or builds command names. Markdown math, the TeX markdown-it finds outside it, "
+       "captions, titles, `text/latex` and `text/markdown` outputs are judged token by token, "
+       "the way TeX reads them, against an allow-list (see \"Security model\"); raw cells, "
+       "other `text/latex` outputs, the template, venue style files and the .bib against the "
+       "deny-list. Refused: `\\write`/`\\immediate`/`\\openout`, `\\openin`/`\\read`, "
+       "`\\input`/`\\include`/`\\verbatiminput`/`\\lstinputlisting`, `\\includegraphics` "
+       "of an absolute, `..`, `~`, piped or macro-built path, `\\special`, `\\XeTeX…file`, "
+       "pdfTeX file primitives, `\\directlua`, `\\usepackage`, font loading, `file=` options; "
+       "every command that builds, takes or renames a command name (`\\csname`, `\\catcode`, "
+       "`\\scantokens`, etoolbox's `\\csuse`/`\\letcs`…, expl3 switches, "
+       "`\\NewDocumentCommand`, `\\newenvironment`…) and case mapping (`\\lowercase`), apart "
+       "from `\\newcommand`/`\\renewcommand`/`\\DeclareMathOperator`/parameterless `\\def` "
+       "of a plain new name; `\\let` onto anything off the allow-list or onto a command that "
+       "takes a name (`\\let\\B\\begin`); an environment name built from macros; `^^`. "
+       "It cannot be disabled, re-leveled or silenced by `mech-ignore` tags; `mechnb export "
+       "--pdf` refuses to compile while it fires unless run with `--trust`, and no approval "
+       "covers it.",
+       text.check_dangerous, group="tex"),
     _r("MECH023", "hard-coded-reference", W,
        "Use \\cref{label} instead of the number.",
        "Prose says \"Figure 3\", \"Section 2\", \"Theorem 1\", \"Eq. (4)\", \"图 3\", \"第 2 节\"… "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -355,40 +355,18 @@ def _already_found(finding: Finding, result: ExportResult) -> bool:
         f.name == finding.name and f.cell == finding.cell for f in result.findings)
 
 
-def paper_findings(paper: Paper, skip: Collection[str] = ()) -> list[Finding]:
-    """Findings of the closing-loop checks (``mechnb.checker``, reading findings included),
-    without the rules whose codes are in ``skip``."""
+def paper_findings(paper: Paper) -> list[Finding]:
+    """Findings of the closing-loop checks (``mechnb.checker``, reading findings included)."""
     from ..checker import check
 
     try:
-        return check(paper, skip=skip)
+        return check(paper)
     except MechnbError:
         raise
     except Exception as exc:  # a bug in one rule must not stop the export
-        return [*paper.findings, _checks_failed(exc)]
-
-
-def gate_findings(paper: Paper) -> list[Finding]:
-    """The TeX gate's findings (MECH022) on ``paper``: with ``paper_findings(paper, {GATE})``
-    they are ``paper_findings(paper)``. Call it after ``render``: it judges that rendering."""
-    from ..checker import gate_findings as gate
-
-    try:
-        return gate(paper)
-    except MechnbError:
-        raise
-    except Exception as exc:
-        return [_checks_failed(exc)]
-
-
-GATE_CODES = frozenset({"MECH022"})
-"""The rules ``gate_findings`` runs (the rendered document's judge)."""
-
-
-def _checks_failed(exc: Exception) -> Finding:
-    return export_finding(
-        "checks-failed", f"the closing-loop checks crashed ({type(exc).__name__}: {exc}); "
-        "the draft is exported without them — please report this")
+        return [*paper.findings, export_finding(
+            "checks-failed", f"the closing-loop checks crashed ({type(exc).__name__}: {exc}); "
+            "the draft is exported without them — please report this")]
 
 
 def _stopped(compiled: PdfResult) -> bool:

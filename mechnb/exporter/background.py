@@ -2,12 +2,11 @@
 
 Only for the ``mechnb export`` process (single-threaded, fresh). The child imports the rules
 and the moves analyser, the parent never does (its imports stay those of rendering and writing).
-The export forks before it renders and, when it renders with the default options, leaves the TeX
-gate (MECH022) out of the child's checks (``skip``): the gate judges that rendered document, so
-the parent runs it on its own rendering (``checker.gate_findings``) instead of the child
-rendering every cell a second time. Never used
-inside a kernel (forking a process with threads is unsafe); ``MECHNB_NO_FORK=1`` or a platform
-without ``os.fork`` runs the checks in-process instead, with the same result.
+The export renders before it forks: the child inherits that rendering (``judged.remember``), so
+its TeX gate judges it instead of rendering every cell a second time, and whatever the rendering
+computed and cached. Never used inside a kernel (forking a process with threads is unsafe);
+``MECHNB_NO_FORK=1`` or a platform without ``os.fork`` runs the checks in-process instead, with
+the same result.
 """
 
 from __future__ import annotations
@@ -21,12 +20,10 @@ from ..notebook import Paper
 
 
 class BackgroundChecks:
-    """``paper_findings(paper, skip)`` computed in a child process; ``result()`` collects it."""
+    """``paper_findings(paper)`` computed in a child process; ``result()`` collects it."""
 
-    def __init__(self, paper: Paper, fork: bool = True, skip: frozenset[str] = frozenset()
-                 ) -> None:
+    def __init__(self, paper: Paper, fork: bool = True) -> None:
         self.paper = paper
-        self.skip = skip
         self._pid: int | None = None
         self._fd: int | None = None
         self._result: list[Finding] | None = None
@@ -43,7 +40,7 @@ class BackgroundChecks:
             try:
                 from .api import paper_findings
 
-                payload = json.dumps([f.to_json() for f in paper_findings(paper, skip)])
+                payload = json.dumps([f.to_json() for f in paper_findings(paper)])
             except BaseException:  # the parent redoes the work and reports the error itself
                 payload, status = "null", 1
             with os.fdopen(write_fd, "w", encoding="utf-8") as fh:
@@ -74,4 +71,4 @@ class BackgroundChecks:
                     pass
         from .api import paper_findings
 
-        return paper_findings(self.paper, self.skip)
+        return paper_findings(self.paper)

@@ -59,14 +59,11 @@ SLOT_HINT = "`mechnb check --verbose` lists each"
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Export, print findings to ``err`` and the written paths to ``out``."""
-    from ..checker import sort_key
     from ..checker.report import finding_lines
     from ..errors import ExportError
     from ..findings import Severity
     from ..notebook import read_paper
     from .api import (
-        GATE_CODES,
-        gate_findings,
         output_directory,
         render,
         write_result,
@@ -94,19 +91,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         result = render(paper, template=args.template, include_code=args.include_code,
                         annotations=checks, cache=cache, engine=args.engine, style=style)
     else:
-        # The child runs every check but the TeX gate while this process renders; the gate
-        # judges the document rendered with the default options, so with those it runs here on
-        # this rendering (one parse per cell). Other options: the child renders that one too.
-        here = (not args.include_code and args.template is None and args.engine is None
-                and style is None)
-        background = BackgroundChecks(paper, skip=GATE_CODES if here else frozenset())
-        try:
-            result = render(paper, template=args.template, include_code=args.include_code,
-                            cache=cache, engine=args.engine, style=style)
-            gate = gate_findings(paper) if here else []
-        finally:
-            rest = background.result()  # also reaps the child when rendering failed
-        checks = sorted(rest + gate, key=sort_key)
+        # Rendered first: the child inherits this rendering (``judged.remember``) and its TeX
+        # gate judges it instead of rendering every cell a second time (one parse per cell).
+        result = render(paper, template=args.template, include_code=args.include_code,
+                        cache=cache, engine=args.engine, style=style)
+        checks = BackgroundChecks(paper).result()
     if args.strict:
         errors = [f for f in checks if f.severity is Severity.ERROR]
         if errors:

@@ -1,9 +1,8 @@
 """``mechnb export`` imports only what exporting needs (issue 33, DESIGN §6).
 
-The checks still run and their findings are printed: a forked child runs them while the parent
-renders, so the parent never imports the rule registry, the rule modules or the moves analyser;
-the parent runs only the TeX gate (MECH022), on the document it rendered. These tests look at
-the parent's ``sys.modules`` (a list of names), never at a time.
+The checks still run and their findings are printed: a forked child runs them on the parent's
+rendering, so the parent never imports the rule registry, the rule modules or the moves
+analyser. These tests look at the parent's ``sys.modules`` (a list of names), never at a time.
 """
 
 from __future__ import annotations
@@ -17,12 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from mechnb.checker import check, gate_findings, sort_key
 from mechnb.findings import Finding, Severity
 from mechnb.lazyre import LazyPattern, lazy
-from mechnb.notebook import read_paper
 
-from .conftest import FIXTURE_NOTEBOOKS, VENV_BIN
+from .conftest import VENV_BIN
 
 PARENT = """\
 import io, json, sys
@@ -43,14 +40,13 @@ def export_parent(nb: Path, *args: str, env: dict[str, str] | None = None) -> di
     return result
 
 
-GATE_ONLY = {"mechnb.checker.report", "mechnb.checker.document", "mechnb.checker.rule",
-             "mechnb.checker.gate_rule", "mechnb.checker.text"}
-"""What of the checker the parent may import: the report's printing and the TeX gate's rule."""
+PRINTING = {"mechnb.checker.report"}
+"""What of the checker the parent may import: the report's printing of findings."""
 
 
 def lean(loaded: object) -> bool:
     assert isinstance(loaded, list)
-    return set(loaded) <= GATE_ONLY
+    return set(loaded) <= PRINTING
 
 
 def finding_codes(err: object) -> list[str]:
@@ -76,8 +72,8 @@ def test_the_export_parent_imports_no_rules_and_no_moves(paper_dir: Path, tmp_pa
     assert "mechnb.checker.rules" in inline["loaded"]  # the in-process fallback does load them
 
 
-def test_the_gate_judges_the_parents_rendering(paper_dir: Path, tmp_path: Path) -> None:
-    # the parent judges what it rendered: the gate finding (MECH022) is printed as in-process
+def test_the_childs_gate_judges_the_parents_rendering(paper_dir: Path, tmp_path: Path) -> None:
+    # the gate finding (MECH022) comes back from the child, as the in-process checks make it
     nb = json.loads((paper_dir / "all_roles_en.ipynb").read_text("utf-8"))
     nb["cells"].append({"cell_type": "markdown", "metadata": {},
                         "source": "Text $x \\input{/etc/passwd}$ here."})
@@ -88,16 +84,6 @@ def test_the_gate_judges_the_parents_rendering(paper_dir: Path, tmp_path: Path) 
     assert "MECH022" in finding_codes(run["err"])
     assert run["err"] == inline["err"]
     assert lean(run["loaded"]), run["loaded"]
-
-
-@pytest.mark.parametrize("name", FIXTURE_NOTEBOOKS)
-def test_the_checks_without_the_gate_plus_the_gate_are_the_checks(paper_dir: Path,
-                                                                  name: str) -> None:
-    paper = read_paper(paper_dir / f"{name}.ipynb")
-    whole = check(paper)
-    parts = sorted(check(paper, skip={"MECH022"}) + gate_findings(paper), key=sort_key)
-    assert parts == whole
-    assert not any(f.code == "MECH022" for f in check(paper, skip={"MECH022"}))
 
 
 def test_a_lazy_pattern_is_the_compiled_pattern() -> None:
