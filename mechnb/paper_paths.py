@@ -7,9 +7,12 @@ an export never copies ``/etc/passwd`` or ``../../secret.pdf`` into ``build/`` o
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 
 def resolve_in_folder(folder: Path | None, name: str) -> tuple[Path | None, str | None]:
@@ -59,27 +62,37 @@ def file_limit() -> int:
     return value if value > 0 else FILE_LIMIT
 
 
-def read_regular(path: Path, limit: int | None = None) -> bytes:
-    """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes.
+@contextlib.contextmanager
+def open_regular(path: Path, *, follow: bool = True) -> Iterator[tuple[BinaryIO, os.stat_result]]:
+    """``path`` opened for reading with its ``fstat``, when it is a regular file.
 
-    Opened with ``O_NONBLOCK`` and checked with ``fstat`` on the open descriptor, so a FIFO or
-    a device never blocks the reader and a file swapped after a check is still the one judged;
-    read in bounded chunks. Raises ``UnsafeFileError`` (an ``OSError``) for anything else.
+    Opened with ``O_NONBLOCK`` (a FIFO or a device never blocks the opener) and checked with
+    ``fstat`` on the open descriptor (a file swapped after a check is still the one read);
+    ``follow=False`` also refuses a symlink (``O_NOFOLLOW``). Raises ``OSError``
+    (``UnsafeFileError`` for what is not a regular file).
     """
-    limit = file_limit() if limit is None else limit
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    with os.fdopen(os.open(path, flags), "rb") as fh:
+        info = os.fstat(fh.fileno())
+        if not stat.S_ISREG(info.st_mode):
             raise UnsafeFileError(f"{path} is not a regular file (a pipe, device or folder); "
                                   "not read")
-        if st.st_size > limit:
-            raise UnsafeFileError(f"{path} has {st.st_size} bytes, more than mechnb reads "
+        yield fh, info
+
+
+def read_regular(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes
+    (``open_regular``), read in bounded chunks. Raises ``UnsafeFileError`` (an ``OSError``) for
+    anything else."""
+    limit = file_limit() if limit is None else limit
+    with open_regular(path) as (fh, info):
+        if info.st_size > limit:
+            raise UnsafeFileError(f"{path} has {info.st_size} bytes, more than mechnb reads "
                                   f"({limit}; MECHNB_FILE_LIMIT); not read")
         chunks: list[bytes] = []
         total = 0
         while True:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            chunk = fh.read(min(1 << 20, limit + 1 - total))
             if not chunk:
                 break
             chunks.append(chunk)
@@ -87,8 +100,6 @@ def read_regular(path: Path, limit: int | None = None) -> bytes:
             if total > limit:
                 raise UnsafeFileError(f"{path} grew past {limit} bytes while read; not read")
         return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def read_confined(folder: Path | None, name: str, limit: int | None = None

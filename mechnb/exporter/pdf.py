@@ -25,6 +25,7 @@ from typing import Any
 from .. import files
 from ..errors import ExportError
 from ..findings import Finding
+from ..paper_paths import open_regular
 from ..tex.markers import line_cells
 from . import processes, sandbox
 from .codes import export_finding
@@ -288,13 +289,10 @@ def _read_regular(path: Path) -> bytes | None:
     if path.suffix == ".log":
         return read_log(path)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+        with open_regular(path, follow=False) as (fh, _):
+            return fh.read()
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            return None
-        return fh.read()
 
 
 LOG_READ_LIMIT = 4 * 1024 * 1024
@@ -308,20 +306,16 @@ def read_log(path: Path, limit: int | None = None) -> bytes | None:
         raw = os.environ.get("MECHNB_LOG_READ_LIMIT", "")
         limit = int(raw) if raw.isdigit() and int(raw) > 0 else LOG_READ_LIMIT
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+        with open_regular(path, follow=False) as (fh, info):
+            if info.st_size <= limit:
+                return fh.read(limit)
+            head = fh.read(limit // 2)
+            fh.seek(info.st_size - limit // 2)
+            tail = fh.read(limit // 2)
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as fh:
-        info = os.fstat(fh.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        if info.st_size <= limit:
-            return fh.read(limit)
-        head = fh.read(limit // 2)
-        fh.seek(info.st_size - limit // 2)
-        tail = fh.read(limit // 2)
-        skipped = info.st_size - len(head) - len(tail)
-        return head + f"\n[mechnb: {skipped} bytes of this log skipped]\n".encode() + tail
+    skipped = info.st_size - len(head) - len(tail)
+    return head + f"\n[mechnb: {skipped} bytes of this log skipped]\n".encode() + tail
 
 
 def collect_resources(tex_path: Path) -> dict[str, bytes]:
