@@ -8,11 +8,16 @@ STAMP := $(VENV)/.mechnb-installed
 # (ctex through CJKutf8, as on arXiv); poppler-utils: pdftotext, the bundle check's "??" test;
 # texlive-luatex: luaotfload, which fontspec needs under --engine lualatex; fonts-noto-cjk: Korean and
 # Japanese text (Hangul, kana), which the Chinese fonts lack; texlive-bibtex-extra: gbt7714, the
-# GB/T 7714 numerical references of Chinese papers.
+# GB/T 7714 numerical references of Chinese papers; texlive-science, -publishers, -plain-generic
+# (54 MB): algorithm/algorithmic/algpseudocode, siunitx, llncs, ulem, soul, the packages ML and
+# theory papers load most that TeX Live's base lacks (measured for issue 35).
 TEX_PACKAGES := texlive-xetex texlive-luatex texlive-latex-recommended texlive-latex-extra \
 	texlive-lang-chinese texlive-fonts-recommended latexmk lmodern latex-cjk-chinese fonts-noto-cjk \
 	latex-cjk-chinese-arphic-gbsn00lp latex-cjk-chinese-arphic-gkai00mp poppler-utils \
-	texlive-bibtex-extra
+	texlive-bibtex-extra texlive-science texlive-publishers texlive-plain-generic
+# make test runs the suite on this many pytest-xdist workers (tests/conftest.py keeps the browser
+# tests, the corpus tests and tests sharing a fixture each in one worker); 1 runs it serially.
+TEST_WORKERS ?= 2
 APT_GET := DEBIAN_FRONTEND=noninteractive apt-get
 EXAMPLE := notebooks/example_paper.ipynb
 EXAMPLE_ZH := notebooks/example_paper_zh.ipynb
@@ -44,7 +49,8 @@ $(STAMP): pyproject.toml $(wildcard labextension/package.json labextension/packa
 tex:
 	@if ! command -v xelatex >/dev/null || ! command -v latexmk >/dev/null || ! command -v pdftotext >/dev/null \
 		|| ! command -v lualatex >/dev/null \
-		|| ! kpsewhich ctexart.cls lmodern.sty CJKutf8.sty c70gbsn.fd c70gkai.fd luaotfload.sty fvextra.sty gbt7714.sty >/dev/null \
+		|| ! kpsewhich ctexart.cls lmodern.sty CJKutf8.sty c70gbsn.fd c70gkai.fd luaotfload.sty fvextra.sty gbt7714.sty \
+			algorithm.sty siunitx.sty llncs.cls ulem.sty >/dev/null \
 		|| ! fc-list "Noto Serif CJK KR" family | grep -q Noto; then \
 		echo "Installing TeX Live from Debian packages..."; \
 		$(APT_GET) update -qq && $(APT_GET) install -y -qq --no-install-recommends $(TEX_PACKAGES); \
@@ -82,7 +88,7 @@ demo: tex install
 
 ## The whole test suite: unit, TeX compile, real kernel, real browser.
 test: tex chromium install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 ## JupyterLab on notebooks/ with the extension.
 lab: install
