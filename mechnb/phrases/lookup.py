@@ -10,7 +10,10 @@ expression of a synonym group ("remains unclear", "然而"), or a run of Chinese
 - for the last word while it is being typed, any word starting with it (weight 2).
 
 A match in the phrase text counts double a match only in its note, function path or id; a phrase
-holding the whole query verbatim gets a large bonus. Results are the phrases matching every unit,
+holding the whole query verbatim gets a large bonus, and one holding a part of it as typed (two or
+more query words in a row, in the same inflection: "rules out" for "this rules out"; or a run of
+the Chinese query, such as 观察到 for 我们观察到) a bonus that grows with that part's length, so
+an exact match ranks above a paraphrase. Results are the phrases matching every unit,
 by score, then in tie order (shorter function path, then id). When none matches every unit, the
 function words are dropped; when still none, the phrases matching the most units are listed
 (Chinese runs then also match by character pairs), so a reasonable query always finds something.
@@ -31,6 +34,11 @@ OWN, SYNONYM, PREFIX = 4, 3, 2
 """Weights of the kinds of alternative."""
 EXACT_TEXT, EXACT_NOTE = 100, 50
 """Bonus for the whole query verbatim in the phrase text / only in its note or metadata."""
+VERBATIM = 12
+"""Bonus per query word (Chinese: character) beyond the first of the longest part of the query
+found as typed in the phrase text."""
+MAX_VERBATIM = 24
+"""Chinese queries longer than this many characters are compared on their first ones only."""
 MAX_UNITS = 12
 """Words beyond this many add nothing to a phrase search; later ones are ignored."""
 
@@ -221,10 +229,32 @@ def _ranked_one(f: Field, hits: int, layers: list[tuple[int, int]], token: str) 
     return out
 
 
-def _ranked(f: Field, rows: Iterable[int], scored: _Scored, exact: str,
+def verbatim_run(text: str, tokens: list[str]) -> int:
+    """How many query words in a row (a Chinese token: characters in a row) ``text`` holds as
+    typed, at most; ``text`` is folded and space-padded, ``tokens`` are folded query words."""
+    best = 0
+    latin = [t for t in tokens if not has_cjk(t)]
+    for start in range(len(latin)):
+        for end in range(len(latin), start + best, -1):
+            if " " + " ".join(latin[start:end]) + " " in text:
+                best = end - start
+                break
+    for token in tokens:
+        if not has_cjk(token):
+            continue
+        run = token[:MAX_VERBATIM]
+        for size in range(len(run), best, -1):
+            if any(run[at:at + size] in text for at in range(len(run) - size + 1)):
+                best = size
+                break
+    return best
+
+
+def _ranked(f: Field, rows: Iterable[int], scored: _Scored, exact: str, tokens: list[str],
             counts: dict[int, int] | None = None) -> list[int]:
     values = [scored.values(u) for u in range(len(scored.masks))]
     score: dict[int, int] = {}
+    run: dict[int, int] = {}
     for n in rows:
         total = sum(v.get(n, 0) for v in values)
         if exact:
@@ -232,10 +262,12 @@ def _ranked(f: Field, rows: Iterable[int], scored: _Scored, exact: str,
                 total += EXACT_TEXT
             elif exact in f.full[n]:
                 total += EXACT_NOTE
-        score[n] = total
+        run[n] = verbatim_run(f.text[n], tokens)
+        score[n] = total + VERBATIM * max(run[n] - 1, 0)
     if counts is None:
         return sorted(score, key=lambda n: (-score[n], n))
-    return sorted(score, key=lambda n: (-counts[n], -score[n], n))
+    # the fallback (no phrase matches every unit): the longest part of the query as typed first
+    return sorted(score, key=lambda n: (-run[n], -counts[n], -score[n], n))
 
 
 def _all_of(masks: list[int], scope: int) -> int:
@@ -257,7 +289,7 @@ def _match(index: SearchIndex, f: Field, tokens: list[str], scope: int, typing: 
         if hits and len(tokens) == 1 and not has_cjk(tokens[0]):
             return _ranked_one(f, hits, scored.layers[0], tokens[0])
         if hits:
-            return _ranked(f, bits(hits), scored, exact)
+            return _ranked(f, bits(hits), scored, exact, tokens)
         if not strict:
             break
     # fallback: the phrases matching the most units; Chinese runs also by character pairs
@@ -270,7 +302,7 @@ def _match(index: SearchIndex, f: Field, tokens: list[str], scope: int, typing: 
     for mask in scored.masks:
         for n in bits(mask):
             counts[n] = counts.get(n, 0) + 1
-    return _ranked(f, counts, scored, exact, counts)
+    return _ranked(f, counts, scored, exact, tokens, counts)
 
 
 def search(query: str = "", *, function: str | None = None, lang: Lang | None = None,
