@@ -27,7 +27,7 @@ CELL_FIELDS: dict[str, type | tuple[type, ...]] = {
 PAPER_FIELDS: dict[str, type | tuple[type, ...]] = {
     "title": str, "authors": list, "lang": str, "paper_type": str, "bibliography": str,
     "template": str, "checks": dict, "engine": str, "style": (dict, str),
-    "keywords": list, "title_en": str, "abstract_en": str,
+    "keywords": list, "title_en": str, "abstract_en": str, "files": list,
 }
 EXPERIMENT_KINDS = ("controlled", "real-model", "intervention", "ablation")
 AUTHOR_LINES = ("affiliation", "email")
@@ -143,6 +143,10 @@ class PaperMeta:
     """The English title a Chinese paper carries (markdown inline)."""
     abstract_en: str | None = None
     """The English abstract a Chinese paper carries (markdown)."""
+    files: tuple[str, ...] = ()
+    """Files next to the notebook (relative paths) that its LaTeX reads besides images: the
+    style, class and BibTeX style files and generated graphics of an imported paper. The export
+    copies them into the build folder, where the TeX gate judges them."""
 
 
 @dataclass(frozen=True)
@@ -341,6 +345,7 @@ def _read_meta(raw: Any, findings: list[Finding]) -> PaperMeta:
         engine=values.get("engine"), style=values.get("style"),
         keywords=tuple(str(k).strip() for k in values.get("keywords", []) if str(k).strip()),
         title_en=values.get("title_en"), abstract_en=values.get("abstract_en"),
+        files=tuple(str(f) for f in values.get("files", []) if isinstance(f, str) and f),
     )
 
 

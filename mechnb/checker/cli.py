@@ -143,6 +143,9 @@ def run_latex(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except (OSError, RecursionError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         return cannot_read(args, f"{args.notebook}: {why}", out, err)
+    except Exception as exc:  # a reader bug: one clear line, never a traceback
+        return cannot_read(args, f"{args.notebook}: mechnb could not read it "
+                           f"({type(exc).__name__}: {exc}); please report it", out, err)
     if args.format == "json":
         write_json(findings, out)
     else:

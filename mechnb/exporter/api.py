@@ -99,6 +99,31 @@ def output_directory(paper: Paper, output_dir: str | os.PathLike[str] | None) ->
     return Path(output_dir) if output_dir is not None else default_output_dir(paper)
 
 
+def notebook_files(names: Sequence[str], base: Path | None,
+                   findings: list[Finding]) -> dict[str, bytes]:
+    """The files ``metadata.mechnb.files`` names, read from the notebook's folder (inside it,
+    regular files only) to go into the build folder; one that cannot be read is a finding."""
+    from ..paper_paths import read_regular
+
+    out: dict[str, bytes] = {}
+    for name in names:
+        rel = Path(name)
+        path = None
+        if base is not None and not rel.is_absolute() and ".." not in rel.parts:
+            path, _why = resolve_in_folder(base, name)
+        if path is None or not path.is_file():
+            findings.append(export_finding("style-not-found", f"metadata.mechnb.files names "
+                                           f"{name}, which is not a file in the notebook's "
+                                           "folder; TeX will stop where the paper reads it"))
+            continue
+        try:
+            out[rel.as_posix()] = read_regular(path)
+        except OSError as exc:
+            findings.append(export_finding("style-not-found",
+                                           f"cannot read {name}: {exc.strerror or exc}"))
+    return out
+
+
 def render(paper: Paper, *, template: str | None = None, include_code: bool = False,
            annotations: Sequence[Finding] = (), cache: RenderCache | None = None,
            engine: str | None = None, style: Style | None = None) -> ExportResult:
@@ -125,6 +150,8 @@ def render(paper: Paper, *, template: str | None = None, include_code: bool = Fa
         found = resolve_style(style, base)
         findings += found.findings
         resources = {**found.files, **resources}
+    if paper.meta.files:
+        resources = {**notebook_files(paper.meta.files, base, findings), **resources}
     if template is None:  # the notebook's own choice: a built-in, or a file inside its folder
         template = notebook_template(paper, findings)
     rendered = render_latex(doc, template, annotations=annotations, base_dir=base, style=style)

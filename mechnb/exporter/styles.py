@@ -217,6 +217,7 @@ def resolve_style(style: Style, base_dir: Path | None) -> StyleFiles:
 
 
 _DOCUMENTCLASS_RE = re.compile(r"^\\documentclass(?:\[[^\]\n]*\])?\{[^}\n]*\}", re.M)
+_CLASS_PARTS_RE = re.compile(r"\\documentclass(?:\[([^\]\n]*)\])?\{([^}\n]*)\}")
 _GEOMETRY_RE = re.compile(r"^\\usepackage(?:\[[^\]\n]*\])?\{geometry\}[^\n]*\n", re.M)
 
 
@@ -233,6 +234,11 @@ def apply_style(template: str, style: Style) -> str:
     m = _DOCUMENTCLASS_RE.search(template)
     if m is None:
         raise StyleError("the template has no \\documentclass line for the style to replace")
+    own = _CLASS_PARTS_RE.match(m.group(0))
+    if not style.package and own is not None and own.group(2).strip() == style.document_class \
+            and [o.strip() for o in (own.group(1) or "").split(",") if o.strip()] == \
+            list(style.class_options):
+        return template  # the template has this class already (an imported paper's preamble)
     if style.document_class:
         line = _with_options("documentclass", style.class_options, style.document_class)
         template = template[:m.start()] + line + template[m.end():]

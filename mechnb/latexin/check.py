@@ -185,7 +185,8 @@ def input_findings(latex: LatexPaper) -> list[Finding]:
         q = at_source.get(p.message)
         if q is not None:
             file = q.file
-            line, col = latex.source.line_col(index[q.file], q.offset)
+            line, col = latex.source.line_col(index[q.file], q.offset) \
+                if q.file in index else (1, 1)  # a file not read into the text
         out.append(Finding(code, slug, severity, p.message, line=line, column=col,
                            file=str(file)))
     return out

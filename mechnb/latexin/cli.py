@@ -62,6 +62,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.writelines(line + "\n" for line in summary.lines())
         return 0
     from ..checker.report import by_severity
+    from ..errors import MechnbError
     from .importer import import_latex
 
     try:
@@ -69,6 +70,12 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as exc:
         why = exc.strerror or str(exc)
         err.write(f"mechnb import: {exc.filename or args.paper}: {why}\n")
+        return 1
+    except MechnbError:
+        raise  # the CLI's own errors print as they always do
+    except Exception as exc:  # a reader bug: one clear line, never a traceback
+        err.write(f"mechnb import: {args.paper}: mechnb could not import it "
+                  f"({type(exc).__name__}: {exc}); please report it\n")
         return 1
     out.writelines(f.format() + "\n" for f in by_severity(result.findings))
     out.write(result.summary() + "\n")

@@ -140,7 +140,10 @@ class Converter:
                 out = _retext(out, tight)
         if "][" in out.text or "](" in out.text:  # [@key] then [ or ( reads as a link
             out = _retext(out, _CITE_BEFORE_BRACKET.sub(_latex_cite, out.text))
-        if _LIST_START.match(out.text):
+        first = next((n for n in nodes if not isinstance(n, LatexCommentNode) and not (
+            isinstance(n, LatexCharsNode) and not n.chars.strip())), None)
+        opens_list = isinstance(first, LatexEnvironmentNode) and first.environmentname in LISTS
+        if _LIST_START.match(out.text) and not opens_list:  # text that reads as a list marker
             out = _prefix(out, "\\")
         for n, note in enumerate(self.footnotes, 1):
             out.add(f"\n\n[^{n}]: {note}", None)

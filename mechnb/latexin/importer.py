@@ -21,14 +21,17 @@ approved.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from ..errors import MechnbError
 from ..findings import Finding
 from ..paper_paths import read_regular
+from ..tex.comments import mask_comments
 from ..tex.gate import ReviewItem
 from .notebook import Imported, build_notebook, engine_for, venue_style
 from .reader import LatexPaper, Problem, read_latex
@@ -187,30 +190,217 @@ def _plan_images(paper: LatexPaper, folder: Path) -> dict[Path, bytes]:
     return out
 
 
+_PREAMBLE_DROPPED = re.compile(
+    r"\\(?:usepackage|RequirePackage)\s*(?:\[[^\]]*\])?\s*\{\s*biblatex\s*\}[^\n]*"
+    r"|\\addbibresource\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}")
+"""Preamble lines the import leaves out of the template: biblatex (the export's bibliography is
+BibTeX's, from ``metadata.mechnb.bibliography``)."""
+_CLASS_LINE = re.compile(r"\\documentclass\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}[^\n]*\n?")
+_MECHNB_NEEDS = r"""
+% What mechnb's export needs, each only when the paper did not load it already
+\makeatletter
+\@ifpackageloaded{amsmath}{}{\usepackage{amsmath}}
+\@ifpackageloaded{amssymb}{}{\usepackage{amssymb}}
+\@ifpackageloaded{amsthm}{}{\@ifundefined{proof}{\usepackage{amsthm}}{}}
+\@ifpackageloaded{graphicx}{}{\usepackage{graphicx}}
+\@ifpackageloaded{booktabs}{}{\usepackage{booktabs}}
+\@ifpackageloaded{xcolor}{}{\usepackage{xcolor}}
+\@ifpackageloaded{tcolorbox}{}{\usepackage{tcolorbox}}
+\@ifpackageloaded{natbib}{}{\usepackage[round]{natbib}}
+\makeatother
+((( extra_packages )))
+\makeatletter
+\@ifpackageloaded{hyperref}{}{\usepackage[hidelinks]{hyperref}}
+\@ifpackageloaded{cleveref}{}{\usepackage[capitalise,noabbrev]{cleveref}}
+\makeatother
+\ifdefined\mechstrikebox\else\newsavebox{\mechstrikebox}\fi
+\providecommand{\mechstrike}[1]{\sbox{\mechstrikebox}{#1}\leavevmode\rlap{\rule[0.55ex]{\wd\mechstrikebox}{0.4pt}}\usebox{\mechstrikebox}}
+((( environments )))
+
+\title{((( title )))}
+\author{((( authors )))}
+\date{}
+
+\begin{document}
+\maketitle
+((( abstract )))
+((( body )))
+((( bibliography )))
+((( appendix )))
+\end{document}
+"""
+"""The end of an imported paper's template: after the paper's own preamble."""
+
+
 def template_text(paper: LatexPaper, available: set[str] | None = None) -> str:
-    """mechnb's template for the paper's language plus the paper's own packages."""
-    from ..exporter.latex import data_text
+    """The paper's own preamble as the author wrote it — its ``\\documentclass`` line, packages,
+    definitions (``\\def`` stays ``\\def``), theorem declarations, with the files it
+    ``\\input``s in place — then what mechnb's export needs, each loaded only when the paper did
+    not. Left out: the venue style's ``\\usepackage`` (``metadata.mechnb.style`` loads it, with
+    its options, so ``--style`` can change the venue) and biblatex (the export's bibliography is
+    BibTeX's). ``available`` is unused (kept for callers of the earlier template)."""
+    del available
+    preamble = paper.source.text[:paper.body_start]
+    begin = preamble.rfind("\\begin")
+    if begin >= 0:
+        preamble = preamble[:begin]
+    masked = mask_comments(preamble)
+    style = venue_style(paper)
+    cut: list[tuple[int, int]] = []
+    m = _CLASS_LINE.search(masked)
+    head = "\\documentclass{article}\n"
+    if m is not None:
+        head = preamble[m.start():m.end()].rstrip("\n") + "\n"
+        cut.append((0, m.end()))  # comments before the class line go too (a TeX-root line)
+    for p in _PREAMBLE_DROPPED.finditer(masked):
+        cut.append((p.start(), p.end()))
+    if style is not None:
+        venue = re.compile(r"\\usepackage\s*(?:\[[^\]]*\])?\s*\{\s*" + re.escape(style["package"])
+                           + r"\s*\}[^\n]*")
+        cut += [(v.start(), v.end()) for v in venue.finditer(masked)]
+    kept: list[str] = []
+    pos = 0
+    for a, b in sorted(cut):
+        if a >= pos:
+            kept.append(preamble[pos:a])
+            pos = b
+    kept.append(preamble[pos:])
+    body = "".join(kept).strip("\n")
+    tail = _MECHNB_NEEDS.lstrip("\n")
+    if paper.lang == "zh":  # Chinese references and theorem heads, as mechnb's ctexart has them
+        tail = tail.replace("((( environments )))", "((( zh_typesetting )))\n((( environments )))")
+    return ("% ((( generated_by )))\n% The preamble of " + paper.source.main.name
+            + " as its authors wrote it (mechnb import); the export fills in the rest.\n"
+            + head + body + "\n" + tail)
+
+
+_LOCAL_KINDS = (".sty", ".cls", ".bst", ".clo", ".cfg")
+_REQUIRES = re.compile(r"\\(?:usepackage|RequirePackage|LoadClass|LoadClassWithOptions)\s*"
+                       r"(?:\[[^\]]*\])?\s*\{([^{}]*)\}")
+
+
+def _plan_local_files(paper: LatexPaper, folder: Path, style: dict[str, Any] | None
+                      ) -> tuple[dict[Path, bytes], list[str]]:
+    """The paper's own files that TeX reads besides its text — style, class and BibTeX style
+    files in the paper's folder that the preamble (or a copied style) loads, and input files
+    kept as ``\\input`` (generated graphics) — to copy next to the notebook, and the names that
+    go in ``metadata.mechnb.files`` (the venue style's files travel with the style instead)."""
+    base = paper.source.main.parent
+    writes: dict[Path, bytes] = {}
+    names: list[str] = []
+    wanted: list[str] = []
+    cls = paper.document_class
+    if cls is not None:
+        wanted.append(cls[0] + ".cls")
+    wanted += [name + ".sty" for name, _opts in paper.packages]
+    wanted += [name + ".bst" for name in _bibliography_styles(paper)]
+    managed = set()
+    if style is not None and style.get("package"):
+        managed.add(style["package"] + ".sty")
+    if style is not None and style.get("bibliography_style"):
+        managed.add(style["bibliography_style"] + ".bst")
+    if style is not None and style.get("class"):
+        managed.add(style["class"] + ".cls")
+    seen: set[str] = set()
+    while wanted:
+        name = wanted.pop(0).strip()
+        if name in seen or not name or "/" in name or "\\" in name or name.startswith("."):
+            continue
+        seen.add(name)
+        if not (base / name).is_file() or (name not in managed and texlive_has(name)):
+            continue  # TeX Live's own copy serves (a venue's bundled natbib.sty, fancyhdr.sty)
+        _path, data, why = read_in_paper(base, name)
+        if data is None:
+            paper.problems.append(Problem("file-refused", f"{name} {why}; it is not copied"))
+            continue
+        text = data.decode("utf-8", "replace")
+        for m in _REQUIRES.finditer(mask_comments(text)):
+            ext = ".cls" if m.group(0).lstrip("\\").startswith("LoadClass") else ".sty"
+            wanted += [n.strip() + ext for n in m.group(1).split(",")]
+        if base.resolve() != folder.resolve():
+            writes[folder / name] = data
+        if name not in managed:
+            names.append(name)
+    for kept in paper.source.kept:
+        rel = _relative(kept, base)
+        if rel is None:
+            continue
+        _path, data, why = read_in_paper(base, rel)
+        if data is None:
+            paper.problems.append(Problem("file-refused", f"{rel} {why}; it is not copied"))
+            continue
+        if base.resolve() != folder.resolve():
+            writes[folder / rel] = data
+        names.append(rel)
+    return writes, names
+
+
+@cache
+def texlive_has(name: str) -> bool:
+    """Whether TeX Live has the file ``name`` (asked from an empty folder, so a copy next to
+    the paper does not count)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    exe = shutil.which("kpsewhich")
+    if exe is None:
+        return False
+    with tempfile.TemporaryDirectory() as empty:
+        try:
+            proc = subprocess.run([exe, name], capture_output=True, text=True, timeout=30,
+                                  check=False, stdin=subprocess.DEVNULL, cwd=empty)
+        except (OSError, subprocess.SubprocessError):
+            return False
+    return proc.returncode == 0 and bool(proc.stdout.strip())
+
+
+def _relative(path: Path, base: Path) -> str | None:
+    try:
+        return path.resolve().relative_to(base.resolve()).as_posix()
+    except (OSError, ValueError):
+        return None
+
+
+_BIBSTYLE = re.compile(r"\\bibliographystyle\s*\{([^{}]*)\}")
+
+
+def _bibliography_styles(paper: LatexPaper) -> list[str]:
+    text = mask_comments(paper.source.text)
+    return [m.group(1).strip() for m in _BIBSTYLE.finditer(text) if m.group(1).strip()]
+
+
+def paper_style(paper: LatexPaper) -> dict[str, Any] | None:
+    """The paper's class with its options, its venue package with the options it requires and
+    its BibTeX style, as ``metadata.mechnb.style`` — each only when TeX can find it (next to the
+    paper or in TeX Live); the class is kept even when missing, so the export stops on the same
+    missing file as the original, and names it."""
     from ..exporter.styles import kpsewhich
 
-    base = data_text("ctexart.tex" if paper.lang == "zh" else "article.tex")
-    style = venue_style(paper)
-    lines = []
-    for name, options in paper.packages:
-        if name in TEMPLATE_PACKAGES or (style and name == style["package"]) or \
-                not name.replace("-", "").replace("_", "").isalnum():
-            continue
-        known = name in available if available is not None else kpsewhich(name + ".sty")
-        if not known:
-            continue
-        opt = f"[{options}]" if options and "\\" not in options and "}" not in options else ""
-        line = f"\\usepackage{opt}{{{name}}}"
-        if line not in lines:
-            lines.append(line)
-    if not lines:
-        return base
-    marker = "((( extra_packages )))"
-    block = "% The packages of " + paper.source.main.name + "\n" + "\n".join(lines) + "\n"
-    return base.replace(marker, block + marker, 1)
+    base = paper.source.main.parent
+    style: dict[str, Any] = {}
+    cls = paper.document_class
+    if cls is not None and re.fullmatch(r"[\w-]+", cls[0]):
+        style["class"] = cls[0]
+        options = [o.strip() for o in (cls[1] or "").split(",") if o.strip()]
+        if options and all(re.fullmatch(r"[\w.=-]+", o) for o in options):
+            style["class_options"] = options
+    def usable(filename: str) -> bool:  # a safe local copy, or none and TeX Live's
+        if os.path.lexists(base / filename):
+            return read_in_paper(base, filename)[1] is not None
+        return kpsewhich(filename)
+
+    if "class" in style and os.path.lexists(base / (style["class"] + ".cls")) and \
+            not usable(style["class"] + ".cls"):
+        del style["class"]
+        style.pop("class_options", None)
+    venue = venue_style(paper)
+    if venue is not None and usable(venue["package"] + ".sty"):
+        style.update(venue)
+    for name in _bibliography_styles(paper)[:1]:
+        if re.fullmatch(r"[\w-]+", name) and usable(name + ".bst"):
+            style["bibliography_style"] = name
+    return style or None
 
 
 def import_latex(source: str | Path, output: str | Path | None = None, *,
@@ -220,7 +410,6 @@ def import_latex(source: str | Path, output: str | Path | None = None, *,
     What needs review is in ``ImportResult.review``; ``record_trust`` approves it at once (as
     ``mechnb import --yes``), else nothing is approved (``approve_import`` does it later)."""
     from ..checker import dangerous_tex
-    from ..exporter.styles import kpsewhich
     from ..notebook import paper_from_dict
     from ..tex.gate import assess
     from ..tex.trust import unapproved
@@ -239,20 +428,9 @@ def import_latex(source: str | Path, output: str | Path | None = None, *,
     template = template_text(paper)
     template_name = f"{stem}.template.tex"
     writes[folder / template_name] = template.encode("utf-8")
-    style = venue_style(paper)
-    if style is not None:  # only a style TeX can find (next to the paper, or in TeX Live)
-        sty_name = style["package"] + ".sty"
-        sty = paper.source.main.parent / sty_name
-        if sty.exists():
-            _path, data, why = read_in_paper(sty.parent, sty_name)
-            if data is None:
-                paper.problems.append(Problem("file-refused", f"the venue style {sty_name} "
-                                              f"{why}; the notebook does not use it"))
-                style = None
-            elif sty.parent.resolve() != folder.resolve():
-                writes[folder / sty.name] = data
-        elif not kpsewhich(sty_name):
-            style = None
+    style = paper_style(paper)
+    local, local_names = _plan_local_files(paper, folder, style)
+    writes.update(local)
     imported = build_notebook(paper, bib_name)
     mech: dict[str, Any] = imported.notebook["metadata"]["mechnb"]
     mech["template"] = template_name
@@ -261,6 +439,8 @@ def import_latex(source: str | Path, output: str | Path | None = None, *,
         mech.pop("style", None)
     else:
         mech["style"] = style
+    if local_names:
+        mech["files"] = local_names
     data = (json.dumps(imported.notebook, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
     if not force:
         clashes = [p for p, blob in [(out, data), *writes.items()]

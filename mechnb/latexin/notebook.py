@@ -68,7 +68,7 @@ def macro_cells(paper: LatexPaper) -> tuple[str, str]:
             continue
         line = _definition(macro)
         hits = judge(line, "math", frozenset(defined))
-        if not hits and "\n\n" not in line:
+        if not hits and "\n\n" not in line and "$" not in line:  # "$" would end the math
             math.append(line)
             defined.add(macro.name)
         else:
@@ -131,14 +131,12 @@ def build_notebook(paper: LatexPaper, bibliography: str | None = None, *,
     ``macros``: add the cells holding the paper's macro definitions (first)."""
     cells: list[dict[str, Any]] = []
     origins: list[Origin | None] = []
-    math, raw = macro_cells(paper) if macros else ("", "")
-    if math:
-        cells.append({"cell_type": "markdown", "id": "tex-macros", "metadata": {},
+    math, _raw = macro_cells(paper) if macros else ("", "")
+    if math:  # for MathJax only: the template holds the paper's definitions as written, so the
+        # export must not define them twice (a ``note`` cell is never exported)
+        cells.append({"cell_type": "markdown", "id": "tex-macros",
+                      "metadata": {"mechnb": {"role": "note"}, "tags": ["mech:note"]},
                       "source": math})
-        origins.append(None)
-    if raw:
-        cells.append({"cell_type": "raw", "id": "tex-macros-raw",
-                      "metadata": {"format": "text/latex"}, "source": raw})
         origins.append(None)
     for n, block in enumerate(paper.blocks):
         cells.append(_cell(block, n))

@@ -718,6 +718,12 @@ def read_latex(path: str | Path, *, keep_hidden: bool = True) -> LatexPaper:
                                 "keeps it as one raw LaTeX cell", deepest))
         reader = _Reader(src, decl, keep_hidden)
         reader.add(reader.raw(body_pos, body_end))
+    except Exception as exc:  # a reader bug must not lose the paper
+        problems.append(Problem("parse-error", f"mechnb could not take the body apart "
+                                f"({type(exc).__name__}: {exc}); it is kept as one raw LaTeX "
+                                "cell — please report it", body_pos))
+        reader = _Reader(src, decl, keep_hidden)
+        reader.add(reader.raw(body_pos, body_end))
     problems += reader.problems
     problems += [Problem("definition-not-read", f"this \\{command} is not imported (mechnb reads "
                          "\\newcommand-style definitions and \\def with plain #1…#9 "

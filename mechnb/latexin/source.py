@@ -3,8 +3,12 @@
 ``load_source`` finds the main file (a folder with several ``\\documentclass`` files: the one
 with ``\\begin{document}``, preferring ``main.tex``), then replaces every ``\\input``,
 ``\\include``, ``\\subfile``, ``\\import`` and ``\\subimport`` outside comments by the file it
-names, resolved as TeX resolves it (relative to the main file's folder; ``\\import`` relative to
-its own folder; ``.tex`` added when missing). A subfile's own preamble is left out. Every
+names, resolved as TeX resolves it (the current file's folder — the main file's, a subfile's, an
+``\\import``'s — then the main file's folder; ``.tex`` added when missing). A subfile's own
+preamble is left out. A file that TeX reads with other rules than a paper's text — generated
+graphics (``.pgf``), a file that changes catcodes (``\\catcode``), a file whose braces do not
+balance — is not read into the text: its ``\\input`` stays as written (``Source.kept`` lists it,
+so the import copies it), and a problem names it when it was not plain graphics. Every
 character of the flattened text maps back to the file and offset it came from (``Source.locate``);
 text put in by a substitution (an expanded macro) maps to where the macro was.
 
@@ -71,6 +75,9 @@ class Source:
     texts: list[str]
     pieces: list[_Piece]
     problems: list[Problem] = field(default_factory=list)
+    kept: list[Path] = field(default_factory=list)
+    """Input files left as ``\\input`` (not read into the text): generated graphics, files that
+    change catcodes or leave braces open. TeX reads them; the import copies them."""
     _starts: list[int] = field(default_factory=list, repr=False)
     _lines: dict[int, list[int]] = field(default_factory=dict, repr=False)
 
@@ -145,7 +152,7 @@ class Source:
             else:
                 fixed.append(p)
         return Source("".join(out), self.files, self.texts, fixed or [_Piece(0, 0, 0)],
-                      list(self.problems))
+                      list(self.problems), list(self.kept))
 
 
 def decode(data: bytes) -> str:
@@ -224,6 +231,35 @@ def _resolve(base: Path, name: str) -> Path | None:
     return None
 
 
+_OPAQUE_SUFFIXES = (".pgf", ".pgf_tex", ".pdf_tex")
+"""Generated graphics code (matplotlib's PGF backend, Inkscape): TeX reads it, mechnb need not."""
+_CATCODE = re.compile(r"\\catcode(?![A-Za-z@])")
+
+
+def opaque_reason(path: Path, text: str) -> str | None:
+    """Why the input file ``path`` (holding ``text``) is kept as ``\\input`` rather than read
+    into the paper's text: ``""`` for generated graphics (nothing to report), a reason for a file
+    that changes catcodes or whose braces do not balance (read as text, it would swallow the rest
+    of the paper), else ``None`` (read it)."""
+    if path.suffix.lower() in _OPAQUE_SUFFIXES:
+        return ""
+    masked = mask_comments(text)
+    if _CATCODE.search(masked):
+        return "changes catcodes (\\catcode), so mechnb cannot read it as TeX would"
+    depth = 0
+    for m in re.finditer(r"\\.|[{}]", masked, re.S):
+        token = m.group()
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth -= 1
+            if depth < 0:
+                break
+    if depth != 0:
+        return "leaves braces unbalanced as mechnb reads it"
+    return None
+
+
 def _body_span(text: str) -> tuple[int, int]:
     """The document body of a subfile (its own preamble left out), else the whole text."""
     begin = _BEGIN_DOC.search(text)
@@ -242,6 +278,7 @@ def load_source(path: str | Path) -> Source:
     texts: list[str] = []
     pieces: list[_Piece] = []
     problems: list[Problem] = []
+    kept: list[Path] = []
     out: list[str] = []
     length = 0
 
@@ -275,6 +312,9 @@ def load_source(path: str | Path) -> Source:
             else:
                 name = m.group(5) if m.group(5) is not None else m.group(6)
             target = _resolve(folder, name)
+            if target is None and command in ("input", "include", "subfile") and \
+                    folder != root:  # TeX's order: the current file's folder, then the main one
+                target = _resolve(root, name)
             if target is None:
                 if not name.endswith((".bbl", ".sty", ".cls", ".pdf", ".png", ".tikz")):
                     problems.append(Problem(files[file], m.start(),
@@ -302,8 +342,19 @@ def load_source(path: str | Path) -> Source:
                                         "file-refused"))
                 continue
             total[0] += len(data)
+            content = decode(data)
+            why_opaque = opaque_reason(target, content)
+            if why_opaque is not None:  # TeX reads it; the text keeps the \input as written
+                if target not in kept:
+                    kept.append(target)
+                if why_opaque:
+                    problems.append(Problem(target, 0, f"{target.name} {why_opaque}; "
+                                            f"\\{command}{{{name}}} is kept as written "
+                                            "(TeX reads the file; mechnb does not take it apart)",
+                                            "parse-error"))
+                continue
             emit(file, cursor, m.start())
-            child = add_file(target, decode(data))
+            child = add_file(target, content)
             lo, hi = _body_span(texts[child]) if command == "subfile" else (0, len(texts[child]))
             if command == "include":
                 out.append("\n")  # \include starts a new page: a paragraph break at least
@@ -322,7 +373,7 @@ def load_source(path: str | Path) -> Source:
     walk(first, 0, len(texts[first]), root, (main.resolve(),))
     if not pieces:
         pieces.append(_Piece(0, first, 0))
-    return Source("".join(out), files, texts, _dedupe(pieces), problems)
+    return Source("".join(out), files, texts, _dedupe(pieces), problems, kept)
 
 
 def _dedupe(pieces: list[_Piece]) -> list[_Piece]:
