@@ -14,7 +14,8 @@ STAMP := $(VENV)/.mechnb-installed
 TEX_PACKAGES := texlive-xetex texlive-luatex texlive-latex-recommended texlive-latex-extra \
 	texlive-lang-chinese texlive-fonts-recommended latexmk lmodern latex-cjk-chinese fonts-noto-cjk \
 	latex-cjk-chinese-arphic-gbsn00lp latex-cjk-chinese-arphic-gkai00mp poppler-utils \
-	texlive-bibtex-extra texlive-science texlive-publishers texlive-plain-generic
+	texlive-bibtex-extra texlive-science texlive-publishers texlive-plain-generic \
+	fonts-noto-core fonts-noto-mono fonts-symbola
 APT_GET := DEBIAN_FRONTEND=noninteractive apt-get
 EXAMPLE := notebooks/example_paper.ipynb
 EXAMPLE_ZH := notebooks/example_paper_zh.ipynb
@@ -48,7 +49,8 @@ tex:
 		|| ! command -v lualatex >/dev/null \
 		|| ! kpsewhich ctexart.cls lmodern.sty CJKutf8.sty c70gbsn.fd c70gkai.fd luaotfload.sty fvextra.sty gbt7714.sty \
 			algorithm.sty siunitx.sty llncs.cls ulem.sty >/dev/null \
-		|| ! fc-list "Noto Serif CJK KR" family | grep -q Noto; then \
+		|| ! fc-list "Noto Serif CJK KR" family | grep -q Noto \
+		|| ! fc-list "Noto Serif Hebrew" family | grep -q Noto || ! fc-list Symbola family | grep -q Symbola; then \
 		echo "Installing TeX Live from Debian packages..."; \
 		$(APT_GET) update -qq && $(APT_GET) install -y -qq --no-install-recommends $(TEX_PACKAGES); \
 	fi
