@@ -366,7 +366,8 @@ _BIBSTYLE = re.compile(r"\\bibliographystyle\s*\{([^{}]*)\}")
 
 
 def _bibliography_styles(paper: LatexPaper) -> list[str]:
-    text = mask_comments(paper.source.text)
+    text = "\n".join(mask_comments(t) for t in paper.source.texts)  # as written (the reader
+    # takes the bibliography commands out of the body)
     return [m.group(1).strip() for m in _BIBSTYLE.finditer(text) if m.group(1).strip()]
 
 

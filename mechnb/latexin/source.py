@@ -345,13 +345,13 @@ def load_source(path: str | Path) -> Source:
             content = decode(data)
             why_opaque = opaque_reason(target, content)
             if why_opaque is not None:  # TeX reads it; the text keeps the \input as written
-                if target not in kept:
-                    kept.append(target)
-                if why_opaque:
+                if why_opaque and target not in kept:  # one finding per file
                     problems.append(Problem(target, 0, f"{target.name} {why_opaque}; "
                                             f"\\{command}{{{name}}} is kept as written "
                                             "(TeX reads the file; mechnb does not take it apart)",
                                             "parse-error"))
+                if target not in kept:
+                    kept.append(target)
                 continue
             emit(file, cursor, m.start())
             child = add_file(target, content)

@@ -1,0 +1,124 @@
+"""Issue 35: an imported paper keeps its own preamble, files, class and venue style, and its
+inputs are found and read as TeX finds and reads them (a multi-file paper of our own with a
+hand-written stand-in venue style, ``tests/fixtures/latexin/venue``)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from io import StringIO
+from pathlib import Path
+
+import pytest
+
+from mechnb.cli import main
+from mechnb.latexin.check import check_latex
+from mechnb.latexin.importer import import_latex
+
+VENUE = Path(__file__).resolve().parent.parent / "fixtures" / "latexin" / "venue"
+HAS_TEX = bool(shutil.which("pdflatex") and shutil.which("latexmk") and shutil.which("pdftotext"))
+
+# Text such as matplotlib's PGF backend writes for a label: it makes % and ^ active, so a
+# reader that takes % for a comment sees a brace that never closes (hand-written, not copied).
+CATCODE_PGF = r"""\begingroup%
+\makeatletter%
+\begin{pgfpicture}%
+\pgfpathrectangle{\pgfpointorigin}{\pgfqpoint{1in}{1in}}%
+\pgftext[x=0.5in,y=0.5in]{\catcode`\^=\active\def^{\ifmmode\sp\else\^{}\fi}\catcode`\%=\active\def%{\%}50%}%
+\pgftext[x=0.5in,y=0.2in]{\catcode`\^=\active\def^{\ifmmode\sp\else\^{}\fi}\catcode`\%=\active\def%{\%}75%}%
+\end{pgfpicture}%
+\makeatother%
+\endgroup%
+"""
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = StringIO(), StringIO()
+    code = main(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture()
+def imported(tmp_path: Path) -> tuple[Path, dict]:
+    out = tmp_path / "venue" / "paper.ipynb"
+    code, text, err = run("import", str(VENUE / "main.tex"), "-o", str(out), "--yes")
+    assert code == 0, text + err
+    return out, json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_the_template_is_the_papers_preamble_as_written(imported: tuple[Path, dict]) -> None:
+    out, nb = imported
+    template = (out.parent / "paper.template.tex").read_text(encoding="utf-8")
+    assert "\\documentclass[10pt]{article}" in template  # the paper's class and options
+    for line in ("\\def\\half{\\frac{1}{2}}", "\\def\\eqref#1{Eq.~(\\ref{#1})}",
+                 "\\newcommand{\\R}{\\mathbb{R}}", "\\newtheorem{lemma}[theorem]{Lemma}"):
+        assert line in template, line  # \def stays \def, nothing rewritten
+    assert "$" not in template.split("((( extra_packages )))")[0]  # nothing wrapped in $…$
+    assert "neurips_2099" not in template  # the venue comes from metadata.mechnb.style
+    meta = nb["metadata"]["mechnb"]
+    assert meta["style"] == {"class": "article", "class_options": ["10pt"],
+                             "package": "neurips_2099", "options": ["accepted"],
+                             "bibliography_style": "plainnat"}
+    assert meta["files"] == ["figs/bars.pgf"]  # kept as \input, copied next to the notebook
+    assert (out.parent / "figs" / "bars.pgf").read_bytes() == (VENUE / "figs" / "bars.pgf"
+                                                               ).read_bytes()
+    assert (out.parent / "neurips_2099.sty").is_file()
+    # MathJax's copy of the definitions is a note: never exported, so never defined twice
+    macros = nb["cells"][0]
+    assert macros["metadata"]["mechnb"]["role"] == "note" and "\\R" in macros["source"]
+    assert not any(c["cell_type"] == "raw" and "\\newcommand" in c["source"]
+                   for c in nb["cells"])
+
+
+def test_an_input_inside_a_subfile_falls_back_to_the_main_folder(
+        imported: tuple[Path, dict]) -> None:
+    _out, nb = imported
+    text = "\n".join(c["source"] for c in nb["cells"])
+    assert "The appendix argument read from the main folder." in text
+    labels = {c["metadata"].get("mechnb", {}).get("label") for c in nb["cells"]}
+    assert {"lem:zero", "thm:order", "sec:method"} <= labels
+    assert not [f for f in check_latex(VENUE) if f.code == "MECH870"]
+
+
+@pytest.mark.skipif(not HAS_TEX, reason="TeX Live (pdflatex, latexmk, pdftotext) not installed")
+def test_the_imported_paper_compiles_with_its_venue_and_files(
+        imported: tuple[Path, dict]) -> None:
+    out, _nb = imported
+    code, text, err = run("export", str(out), "--pdf")  # approved by the import, no --trust
+    pdf = out.parent / "build" / "paper" / "paper.pdf"
+    assert code == 0 and pdf.exists(), text + err
+    words = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                           check=True).stdout
+    assert "Published at Venue 2099" in words  # the venue style, with its [accepted] option
+    assert "Matching score bars" in words  # the .pgf the paper inputs
+    assert "see Eq. (1)" in words  # the paper's own \def\eqref, not amsmath's
+    assert "The appendix argument read from the main folder." in words
+    assert "Elhage et al. [2021]" in words and "Olsson et al., 2022" in words
+
+
+def test_a_pgf_that_changes_catcodes_input_twice_is_kept_as_input(tmp_path: Path) -> None:
+    paper = tmp_path / "paper"
+    (paper / "figs").mkdir(parents=True)
+    (paper / "figs" / "plot.pgf").write_text(CATCODE_PGF, encoding="utf-8")
+    (paper / "figs" / "plot.tikz").write_text(CATCODE_PGF, encoding="utf-8")
+    (paper / "main.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\section{Results}\nBefore.\n\n"
+        "\\begin{figure}\\input{figs/plot.pgf}\\caption{One.}\\end{figure}\n\n"
+        "\\begin{figure}\\input{figs/plot.pgf}\\caption{Two.}\\end{figure}\n\n"
+        "\\begin{figure}\\input{figs/plot.tikz}\\caption{Three.}\\end{figure}\n\n"
+        "\\section{Conclusion}\nThe text after the figures is read.\n\\end{document}\n",
+        encoding="utf-8")
+    code, text, err = run("check", str(paper / "main.tex"), "--format", "json")
+    assert code in (0, 1) and "Traceback" not in err, err
+    findings = json.loads(text)
+    findings = findings if isinstance(findings, list) else findings["findings"]
+    parse = [f for f in findings if f["code"] == "MECH872"]
+    assert [Path(f["file"]).name for f in parse] == ["plot.tikz"]  # once, at the file
+    result = import_latex(paper / "main.tex", tmp_path / "nb" / "p.ipynb")
+    sources = [c["source"] for c in result.imported.notebook["cells"]]
+    assert sum("\\input{figs/plot.pgf}" in s for s in sources) == 2  # kept as written
+    assert any("The text after the figures is read." in s for s in sources)
+    assert result.imported.notebook["metadata"]["mechnb"]["files"] == [
+        "figs/plot.pgf", "figs/plot.tikz"]
+    assert (tmp_path / "nb" / "figs" / "plot.pgf").is_file()
