@@ -152,6 +152,7 @@ def without_file_fields(bib: str) -> str:
 
 
 _IMAGE_EXTENSIONS = ("", ".pdf", ".png", ".jpg", ".jpeg", ".eps")
+_INCLUDED_IMAGE = re.compile(r"\\includegraphics\*?(?:\[[^\]]*\]){0,2}\s*\{([^{}]+)\}")
 
 
 def _image_file(base: Path, name: str) -> str | None:
@@ -174,7 +175,11 @@ def _plan_images(paper: LatexPaper, folder: Path) -> dict[Path, bytes]:
         return {}
     out: dict[Path, bytes] = {}
     for block in paper.blocks:
-        for name in block.images:
+        named = list(block.images)
+        if block.kind == "raw" and "includegraphics" in block.source:  # a table, a minipage…
+            named += [m.group(1).strip() for m in _INCLUDED_IMAGE.finditer(
+                mask_comments(block.source)) if m.group(1).strip() not in named]
+        for name in named:
             rel = Path(name)
             if not name or "\x00" in name or rel.is_absolute() or ".." in rel.parts:
                 continue  # the TeX gate refuses it (MECH022)
@@ -465,7 +470,8 @@ def import_latex(source: str | Path, output: str | Path | None = None, *,
     result = ImportResult(out, imported, written)
     nb_paper = paper_from_dict(imported.notebook, out)
     refused = dangerous_tex(nb_paper)
-    result.findings += [remap(f, imported) for f in refused]
+    result.findings += _in_their_files([remap(f, imported) for f in refused],
+                                       paper.source.main.parent, folder)
     verdict = assess(nb_paper)  # the notebook as every export judges it
     result.review = list({item.digest: item for item in unapproved(verdict)}.values())
     result.reviewed_before = len(verdict.review) - len(result.review)
@@ -476,6 +482,42 @@ def import_latex(source: str | Path, output: str | Path | None = None, *,
     result.findings = [replace(f, file=f.file or str(paper.source.main))
                        for f in result.findings]
     return result
+
+
+_IN_FILE = re.compile(r"the (?:style file|file) ([^:`]+): `([^`]*)`")
+
+
+def _in_their_files(findings: list[Finding], base: Path, folder: Path) -> list[Finding]:
+    """Findings the gate made in a judged file (a venue style the paper ships, a generated
+    figure) placed at that file's line and column — in the paper's folder, or the copy next to
+    the notebook — rather than at the line that loads it."""
+    out: list[Finding] = []
+    texts: dict[str, tuple[Path, str] | None] = {}
+    searched: dict[tuple[str, str], int] = {}
+    for f in findings:
+        m = _IN_FILE.search(f.message)
+        if m is None:
+            out.append(f)
+            continue
+        name, snippet = m.group(1).strip(), m.group(2).rstrip("…")
+        if name not in texts:
+            texts[name] = None
+            for where in (base, folder):
+                _path, data, _why = read_in_paper(where, name)
+                if data is not None:
+                    texts[name] = (where / name, data.decode("utf-8", "replace"))
+                    break
+        found = texts[name]
+        at = found[1].find(snippet, searched.get((name, snippet), 0)) if found and snippet \
+            else -1
+        if found is None or at < 0:
+            out.append(f)
+            continue
+        searched[(name, snippet)] = at + 1
+        line = found[1].count("\n", 0, at) + 1
+        column = at - (found[1].rfind("\n", 0, at) + 1) + 1
+        out.append(replace(f, file=str(found[0]), line=line, column=column))
+    return out
 
 
 def approve_import(result: ImportResult) -> int:

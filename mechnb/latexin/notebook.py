@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..tex.gate import judge
-from .preamble import VENUE_PACKAGE, Macro
+from .preamble import VENUE_PACKAGE, Macro, author_entries
 from .reader import Block, LatexPaper
 
 NBFORMAT_MINOR = 5
@@ -144,7 +144,10 @@ def build_notebook(paper: LatexPaper, bibliography: str | None = None, *,
     meta: dict[str, Any] = {"lang": paper.lang, "engine": engine_for(paper)}
     if paper.title:
         meta["title"] = paper.title
-    if paper.authors:
+    entries = author_entries(paper.source.text)
+    if entries and any(len(e) > 1 for e in entries):  # names with affiliations or e-mails
+        meta["authors"] = entries
+    elif paper.authors:
         meta["authors"] = paper.authors
     if bibliography:
         meta["bibliography"] = bibliography

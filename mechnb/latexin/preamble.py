@@ -359,6 +359,60 @@ def find_authors(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def _plain(tex: str) -> str:
+    """A front-matter line as plain text (commands and braces dropped)."""
+    tex = re.sub(r"\\(?:texttt|url|href|emph|textit|textbf|textrm|textsf)\s*\{", "{", tex)
+    tex = re.sub(r"\\[A-Za-z@]+\*?(\[[^\]]*\])?|[{}~$^]|\\[,;:!]", " ", tex)
+    return " ".join(tex.split()).strip(" ,;")
+
+
+def author_entries(text: str) -> list[dict[str, str]]:
+    """The authors with the lines under their names: ``{"name", "affiliation", "email"}``
+    (the last two when given). ``\\author{Name \\\\ Dept \\\\ mail \\and …}``, or ICML's
+    ``\\icmlauthor{Name}{keys}`` with each key's ``\\icmlaffiliation``."""
+    masked = mask_comments(text)
+    groups = Groups(masked)
+    affiliations: dict[str, str] = {}
+    for m in re.finditer(r"\\icmlaffiliation(?![A-Za-z@])", masked):
+        key = groups.group(m.end())
+        value = groups.group(key[1]) if key is not None else None
+        if key is not None and value is not None:
+            affiliations[key[0].strip()] = _plain(value[0])
+    entries: list[dict[str, str]] = []
+    for m in re.finditer(r"\\(icmlauthor|author)\*?(?![A-Za-z@])", masked):
+        _opt, pos = groups.optional(m.end())
+        group = groups.group(pos)
+        if group is None:
+            continue
+        if m.group(1) == "icmlauthor":
+            keys = groups.group(group[1])
+            entry = {"name": _plain(group[0])}
+            found = [affiliations[k.strip()] for k in (keys[0] if keys else "").split(",")
+                     if k.strip() in affiliations]
+            if found:
+                entry["affiliation"] = "; ".join(dict.fromkeys(found))
+            if entry["name"]:
+                entries.append(entry)
+            continue
+        for part in re.split(r"\\and\b|\\AND\b|\\And\b", group[0]):
+            part = re.sub(r"\\(?:thanks|footnote)\s*\{[^{}]*\}", "", part)
+            lines = [_plain(x) for x in re.split(r"\\\\(?:\[[^\]]*\])?|\\newline", part)]
+            lines = [x for x in lines if x]
+            if not lines or len(lines[0]) > 60:
+                continue
+            entry = {"name": lines[0]}
+            mails = [x for x in lines[1:] if "@" in x]
+            rest = [x for x in lines[1:] if "@" not in x]
+            if rest:
+                entry["affiliation"] = ", ".join(rest)
+            if mails:
+                entry["email"] = mails[0]
+            entries.append(entry)
+        if entries:
+            break
+    return entries
+
+
 # option lists are bounded: an unclosed "[" repeated would make each match scan to the end
 _BIB = re.compile(r"\\(bibliography|addbibresource)(?:\[[^\]]{0,1000}\])?\s*\{([^{}]+)\}")
 _PACKAGE = re.compile(r"\\usepackage\s*(?:\[([^\]]{0,2000})\])?\s*\{([^{}]+)\}")

@@ -67,6 +67,7 @@ DROPPED_MACROS = frozenset({
     "frontmatter", "mainmatter", "backmatter", "title", "author", "date", "icmltitle",
     "icmltitlerunning", "icmlauthor", "icmlaffiliation", "icmlcorrespondingauthor",
     "icmlkeywords", "icmlsetsymbol", "printAffiliationsAndNotice", "thanks", "affiliation",
+    "printAffiliationsAndNoticeArxiv",
     "pagestyle", "thispagestyle",
     "nocite", "onecolumn", "twocolumn", "centering", "noindent",
     "makeatletter", "makeatother", "linenumbers", "FloatBarrier", "balance", "newline",
@@ -210,7 +211,12 @@ def _context_db(theorems: frozenset[str] = frozenset()) -> Any:
         + [macrospec.MacroSpec("caption", "*[{"), macrospec.MacroSpec("includegraphics", "*[[{"),
            macrospec.MacroSpec("footnote", "[{"), macrospec.MacroSpec("item", "["),
            macrospec.MacroSpec("captionof", "*{[{"), macrospec.MacroSpec("vspace", "*{"),
-           macrospec.MacroSpec("hspace", "*{"), macrospec.MacroSpec("icmlauthor", "{{")],
+           macrospec.MacroSpec("hspace", "*{"), macrospec.MacroSpec("icmlauthor", "{{"),
+           # a venue's front matter in \twocolumn[…] (ICML): one node, dropped
+           macrospec.MacroSpec("twocolumn", "["),
+           macrospec.MacroSpec("icmlaffiliation", "{{"),
+           macrospec.MacroSpec("icmlcorrespondingauthor", "{{"),
+           macrospec.MacroSpec("printAffiliationsAndNotice", "{")],
         environments=[macrospec.EnvironmentSpec(name, "[") for name in opt_env]
         + [macrospec.EnvironmentSpec("restatable", "*[{{"),
            macrospec.EnvironmentSpec("subfigure", "[{"),
@@ -290,6 +296,8 @@ class _Reader:
         """``\\appendix`` was read: the next heading opens the appendix (role ``appendix``)."""
         self.has_chapters = False
         """The body uses ``\\chapter``: sections are one level down."""
+        self.chapters_as_latex = True
+        """A chapter heading stays LaTeX and sections keep ``#`` (see ``read_latex``)."""
 
     # -------------------------------------------------------------- blocks
     def add(self, block: Block) -> None:
@@ -467,11 +475,16 @@ class _Reader:
         except Unconvertible:
             title = None
         end = node.pos + node.len
-        if title is None or star or not title:
+        # a book or thesis keeps its class's sectioning: its \chapter (and \part) stays LaTeX,
+        # and a \section is a "#" heading, which the export writes as \section again
+        as_latex = self.chapters_as_latex and self.has_chapters
+        marks = max(1, min(SECTIONS[node.macroname], 6)) if as_latex else level
+        if title is None or star or not title or (as_latex and node.macroname in ("part",
+                                                                                 "chapter")):
             block = self.raw(node.pos, end)
         else:
-            block = Block("markdown", "#" * level + " " + title, node.pos, end,
-                          [(0, node.pos), (level + 1, (title_node.pos + 1) if title_node
+            block = Block("markdown", "#" * marks + " " + title, node.pos, end,
+                          [(0, node.pos), (marks + 1, (title_node.pos + 1) if title_node
                                            else node.pos)])
         block.heading = level
         if self.appendix_pending:
@@ -628,12 +641,15 @@ def _annotate(blocks: list[Block], lang: str) -> None:
             break
 
 
-def read_latex(path: str | Path, *, keep_hidden: bool = True) -> LatexPaper:
+def read_latex(path: str | Path, *, keep_hidden: bool = True,
+               chapters_as_latex: bool = True) -> LatexPaper:
     """Read the paper at ``path`` (a main ``.tex`` or a folder) into blocks.
 
     ``keep_hidden``: text a macro of the paper hides (``\\newcommand{\\ignore}[1]{}``) stays as
     raw LaTeX (for import); ``False`` drops it as TeX does (for check). ``\\iffalse … \\fi``
-    blocks are dropped either way, like comments."""
+    blocks are dropped either way, like comments. ``chapters_as_latex``: a book's ``\\chapter``
+    stays a raw LaTeX cell, so the export keeps the class's sectioning (for import); ``False``
+    makes it a ``#`` heading like the sections under it, one level down (for check)."""
     src = load_source(path)
     text = src.text
     masked_begin = _find_env_mark(text, "begin")
@@ -693,6 +709,7 @@ def read_latex(path: str | Path, *, keep_hidden: bool = True) -> LatexPaper:
         body_end = _find_env_mark(text, "end", body_start) or len(text)
         decl = read_declarations(text[:body_end])
     reader = _Reader(src, decl, keep_hidden)
+    reader.chapters_as_latex = chapters_as_latex
     reader.has_chapters = bool(re.search(r"(?m)^[^%\n]*\\chapter\*?\s*[\[{]",
                                          text[body_start:body_end]))
     body_pos = body_start
