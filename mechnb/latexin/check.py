@@ -23,7 +23,6 @@ from .reader import LatexPaper, read_latex
 if TYPE_CHECKING:
     from ..checker.config import CheckConfig
     from ..checker.rule import Rule
-    from ..notebook import Paper
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 NA = None
@@ -40,9 +39,7 @@ class Applicability:
 
 LATEX_RULES: dict[str, Applicability] = {
     "MECH001": Applicability(W, "gap, lens and limitations are read from the introduction's "
-                                "moves and the section titles; reported only when no sentence "
-                                "of the text states them either (a lens: papers about a "
-                                "mechanism in Transformers / LLMs only)"),
+                                "moves and the section titles, so a miss may be the reader's"),
     "MECH002": Applicability(W, "a proof, or a figure/table that references the statement"),
     "MECH003": Applicability(INFO, "papers often interpret a theorem in running text further on"),
     "MECH004": Applicability(W, "a proof after it, a proof titled or referencing its label, or "
@@ -164,46 +161,12 @@ def check_latex(path: str | Path) -> list[Finding]:
     nb_path = latex.source.main
     paper = paper_from_dict(imported.notebook, nb_path)
     config = latex_config(load_config(paper))
-    findings = [remap(f, imported) for f in check(paper, config=config, rules=latex_rules())
-                if f.code != "MECH001" or role_missing_in_text(f.message, paper)]
+    findings = [remap(f, imported) for f in check(paper, config=config, rules=latex_rules())]
     findings += input_findings(latex)
     lines: dict[str, list[str]] = {}
     findings = [f for f in findings if not _ignored_on_line(f, latex, lines)]
     findings.sort(key=lambda f: (str(f.file), f.line or 0, f.column or 0, f.code))
     return findings
-
-
-_GAP_CUE = re.compile(
-    r"(?i)\bhowever\b|\bremains?\b[^.]{0,40}\b(?:unclear|unknown|open|elusive|poorly|limited|"
-    r"unexplored|challenging)|\bunclear\b|little is known|not (?:yet |well |fully )?understood|"
-    r"\black(?:s|ing)?\b|\bunknown\b|open (?:question|problem)|\bunexplored\b|"
-    r"\bfail(?:s|ed)? to\b|\bbottleneck\b|然而|但是|尚不清楚|仍不清楚|缺乏|尚未|不足|局限")
-_LIMITATION_CUE = re.compile(
-    r"(?i)\blimitations?\b|\bcaveats?\b|\bshortcomings?\b|\bdrawbacks?\b|"
-    r"\bdoes not (?:explain|cover|apply|hold)|局限|不足之处|未能")
-
-
-def role_missing_in_text(message: str, paper: Paper) -> bool:
-    """A MECH001 finding on a LaTeX paper stands only when the paper's own text agrees: its roles
-    are read from the prose, so a gap is missing only when no sentence of the abstract or the
-    introduction says what is lacking or unknown, limitations only when no sentence anywhere
-    names one, and a lens (the analytical perspective of a mechanism paper) is asked of papers
-    about a mechanism in Transformers / LLMs only (``domain.mechanism_paper``)."""
-    from ..checker.domain import mechanism_paper
-    from ..moves.paper import abstract_cell, introduction_cells
-
-    if "`gap`" in message:
-        cells = [*introduction_cells(paper)]
-        abstract = abstract_cell(paper)
-        if abstract is not None:
-            cells.append(abstract)
-        return not any(_GAP_CUE.search(c.source) for c in cells)
-    if "`limitations`" in message:
-        return not any(_LIMITATION_CUE.search(c.source) for c in paper.cells
-                       if c.is_markdown and c.role not in ("prior", "note"))
-    if "`lens`" in message:
-        return mechanism_paper(paper)
-    return True
 
 
 def input_findings(latex: LatexPaper) -> list[Finding]:
