@@ -318,7 +318,9 @@ class Converter:
                 mark = "*" if name in _ITALIC else "**"
                 out.add(mark + inner.strip() + mark, node.pos)
             return k + 1 + used
-        if name in ("cite", "citep") and len(args) == 4 and args[0] is None and \
+        # \citep is [@key] (which the export writes as \citep again); a textual \cite (natbib's
+        # author-year "Smith (2020)") stays as written
+        if name == "citep" and len(args) == 4 and args[0] is None and \
                 args[1] is None and args[2] is None and args[3] is not None:
             keys = [x.strip() for x in self.verbatim(args[3])[1:-1].split(",") if x.strip()]
             if keys and all(_CITE_OK.match(x) for x in keys):

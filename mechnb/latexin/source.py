@@ -355,7 +355,10 @@ def load_source(path: str | Path) -> Source:
                 continue
             emit(file, cursor, m.start())
             child = add_file(target, content)
-            lo, hi = _body_span(texts[child]) if command == "subfile" else (0, len(texts[child]))
+            # a subfile, or a file that is a document of its own (standalone, docmute): its
+            # body, as those packages read it
+            lo, hi = _body_span(texts[child]) if command == "subfile" or \
+                _DOCUMENTCLASS.search(texts[child]) else (0, len(texts[child]))
             if command == "include":
                 out.append("\n")  # \include starts a new page: a paragraph break at least
                 pieces.append(_Piece(length, file, m.start(), False))

@@ -73,11 +73,12 @@ def _unwrap(text: str, kind: str | None, env: str | None) -> tuple[str | None, s
     tail is what follows the wrapper (paragraphs a co-author added after it)."""
     text = _TODO.sub("", text.strip("\n"))
     if kind in ("environment", "proof", "box") and env:
-        m = re.match(r"\\begin\{" + re.escape(env) + r"\}(?:\[\{(.*?)\}\]|\[[^\n]*?\])?"
+        # the title in either bracket form: [{Title}] as exported, or [Title] as people write it
+        m = re.match(r"\\begin\{" + re.escape(env) + r"\}(?:\[\{(.*?)\}\]|\[([^\n]*?)\])?"
                      r"(?:" + _ANCHOR + r")?\n(.*?)\n?\\end\{" + re.escape(env) + r"\}(.*)\Z",
                      text, re.S)
         if m:
-            return m.group(1), m.group(2), m.group(3)
+            return (m.group(1) if m.group(1) is not None else m.group(2)), m.group(3), m.group(4)
         return None, text, ""
     if kind == "runin":
         m = re.match(r"(?:\\paragraph\{(.*?)\}(?:" + _ANCHOR + r")?\n|" + _ANCHOR + r"\n)?(.*)\Z",
@@ -234,8 +235,9 @@ def update_notebook(notebook: str | Path, edited: str | Path, *, write: bool = T
                         what.append("caption updated")
             else:
                 markdown, ok = _to_markdown(body, edited_path)
-                if ok:
-                    raw_cell["source"] = _displays_back(markdown)
+                if ok:  # a cell that writes its displays as equation keeps them (numbered)
+                    raw_cell["source"] = markdown if "\\begin{equation" in cell.source \
+                        else _displays_back(markdown)
                     what.append("text updated")
                 else:  # keep the LaTeX as written (its role, label and title stay)
                     raw_cell["cell_type"] = "raw"

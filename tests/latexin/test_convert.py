@@ -29,9 +29,10 @@ def md(latex: str) -> str:
      "“Quoted”\u00a0text — a dash – and 50% of \\$5 & more."),
     ("Caf\\'e na\\\"ive", "Café naïve"),
     ("See \\citep{a,b} and \\cite{c}, but \\citet{d} and \\citep[p.~2]{e}.",
-     "See [@a; @b] and [@c], but \\citet{d} and \\citep[p.~2]{e}."),
+     # a textual \cite (natbib author-year) stays as written, so it comes back as \cite
+     "See [@a; @b] and \\cite{c}, but \\citet{d} and \\citep[p.~2]{e}."),
     ("Before \\cite{k}(see) and \\citep{k}\\footnote{A note.}",
-     "Before \\citep{k}(see) and \\citep{k}[^1]\n\n[^1]: A note."),
+     "Before \\cite{k}(see) and \\citep{k}[^1]\n\n[^1]: A note."),
     ("Math $x_1 < y$ and \\(z\\) and \\[a = b\\]", "Math $x_1 < y$ and $z$ and\n$$\na = b\n$$"),
     ("Our \\ours{} method in $\\R^d$.", "Our two-step copying method in $\\R^d$."),
     ("Code \\texttt{run\\_all} at \\url{https://x.org/a_b}, \\href{https://y.org}{here}.",

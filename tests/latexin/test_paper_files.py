@@ -5,6 +5,7 @@ hand-written stand-in venue style, ``tests/fixtures/latexin/venue``)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from io import StringIO
@@ -69,6 +70,7 @@ def test_the_template_is_the_papers_preamble_as_written(imported: tuple[Path, di
     assert macros["metadata"]["mechnb"]["role"] == "note" and "\\R" in macros["source"]
     assert not any(c["cell_type"] == "raw" and "\\newcommand" in c["source"]
                    for c in nb["cells"])
+    assert not any("a note to the co-authors" in c["source"] for c in nb["cells"])  # % comment
 
 
 def test_an_input_inside_a_subfile_falls_back_to_the_main_folder(
@@ -122,3 +124,68 @@ def test_a_pgf_that_changes_catcodes_input_twice_is_kept_as_input(tmp_path: Path
     assert result.imported.notebook["metadata"]["mechnb"]["files"] == [
         "figs/plot.pgf", "figs/plot.tikz"]
     assert (tmp_path / "nb" / "figs" / "plot.pgf").is_file()
+
+
+# ---------------------------------------------------------------- round trip (import --update)
+
+def _export(nb: Path) -> str:
+    from mechnb.exporter.api import render
+    from mechnb.notebook import read_paper
+
+    return render(read_paper(nb)).latex
+
+
+def _texts(latex: str) -> list[str]:
+    from mechnb.tex.markers import segments
+
+    # a title is the same in both bracket forms (the export writes [{…}])
+    return [re.sub(r"\[\{([^{}\]]*)\}\]", r"[\1]", " ".join(s.text.split()))
+            for s in segments(latex)]
+
+
+def _delete_paragraph(tex: str) -> str:
+    start = tex.index("% mechnb:cell", tex.index("\\end{lemma}"))
+    end = tex.index("% mechnb:cell", start + 1)
+    assert "The appendix argument" in tex[start:end]
+    return tex[:start] + tex[end:]
+
+
+EDITS = {
+    "wording": lambda t: t.replace("Why it forms in order is unknown.",
+                                   "Why it forms in this order is unknown."),
+    "new paragraph": lambda t: t.replace(
+        "Why it forms in order is unknown.\n",
+        "Why it forms in order is unknown.\n\nA co-author adds a paragraph here.\n"),
+    "deleted paragraph": _delete_paragraph,
+    "theorem title [New]": lambda t: t.replace("[{Formation order}]", "[Order of formation]"),
+    "theorem title [{New}]": lambda t: t.replace("[{Formation order}]",
+                                                 "[{Order of formation}]"),
+    "labelled equation": lambda t: t.replace("s_t = \\half \\sum_{i<t} a_{t,i}",
+                                             "s_t = \\half \\sum_{i<t} a_{t,i}^2"),
+    "unlabelled equation": lambda t: t.replace("\\|x\\| \\le 1", "\\|x\\| \\le 2"),
+    "added \\citep and \\citet": lambda t: t.replace(
+        "describe the circuit.", "describe the circuit \\citep{olsson2022}, as "
+        "\\citet{elhage2021} and \\cite{olsson2022} show."),
+}
+
+
+@pytest.mark.parametrize("kind", list(EDITS))
+def test_a_coauthors_edit_comes_back_exactly(kind: str, imported: tuple[Path, dict]) -> None:
+    nb, _ = imported
+    before = _export(nb)
+    edited = EDITS[kind](before)
+    assert edited != before, kind
+    path = nb.parent / "edited.tex"
+    path.write_text(edited, encoding="utf-8")
+    code, text, err = run("import", "--update", str(nb), str(path))
+    assert code == 0, text + err
+    after = _export(nb)
+    # the edit, and nothing else, came back (a new paragraph becomes a cell of its own)
+    assert " ".join(_texts(after)) == " ".join(_texts(edited)), text
+    # equations keep their environment, so their numbers
+    assert after.count("\\begin{equation}") == before.count("\\begin{equation}") == 2
+    cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+    if kind.startswith("theorem title"):
+        thm = next(c for c in cells if c["metadata"].get("mechnb", {}).get("label") ==
+                   "thm:order")
+        assert thm["metadata"]["mechnb"]["title"] == "Order of formation"
