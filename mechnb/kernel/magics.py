@@ -77,6 +77,17 @@ class Inserted:
                 f"(running this cell again does not duplicate them)")
 
 
+class LensInserted:
+    """``%mech lens --kind``: the insertion's confirmation and what went into the .bib."""
+
+    def __init__(self, inserted: Any, bib: Any) -> None:
+        self.inserted = inserted
+        self.bib = bib
+
+    def __repr__(self) -> str:
+        return "\n".join(repr(x) for x in (self.inserted, self.bib) if x is not None)
+
+
 def mech_role(shell: Any, role: str, argv: list[str]) -> Any:
     """``%mech <role> …``: the role's template cells."""
     from ..templates import role_cells
@@ -88,16 +99,16 @@ def mech_role(shell: Any, role: str, argv: list[str]) -> Any:
     args = parser.parse_args(argv)
     lang = args.lang or notebook_lang(shell)
     if role == "lens" and args.kind:
-        from ..phrases.lenscell import lens_cells, lens_ids
+        from ..phrases.lenscell import get_lens, lens_insertion, unknown_lens_message
         from ..templates import variants
 
         if args.kind not in variants("lens"):
-            if args.kind not in lens_ids():
-                raise UsageError(f"%mech lens: unknown --kind '{args.kind}'; choose a template "
-                                 f"variant ({', '.join(variants('lens'))}) or a catalog lens "
-                                 f"({', '.join(lens_ids())})")
-            return _insert(shell, lens_cells(args.kind, lang=lang, label=args.label,
-                                             title=args.title))
+            if get_lens(args.kind) is None:
+                raise UsageError(unknown_lens_message(args.kind, "%mech lens --kind") +
+                                 f"; the template variants are {', '.join(variants('lens'))}")
+            done = lens_insertion(shell, args.kind, lang=lang, label=args.label,
+                                  title=args.title)
+            return LensInserted(_insert(shell, done.cells), done.bib)
     cells = role_cells(role, lang=lang, label=args.label, title=args.title, kind=args.kind)
     return _insert(shell, cells)
 

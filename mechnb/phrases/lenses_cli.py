@@ -1,15 +1,21 @@
-"""``mechnb lenses [QUERY] [--lang en|zh] [--format text|json]``: the lens catalog.
+"""``mechnb lenses [QUERY] [--kind ID] [--bibtex] [--lang en|zh] [--format text|json]``.
 
 Each lens says what it reveals, the validation that usually closes a paper written through it
-(and the experiment kind, ``%mech validate … --kind``), and the magic that inserts its template
-cell. A query keeps the lenses whose id, names or texts (English and Chinese) contain every
-word of it, case and accents folded. Exit 0, or 1 when nothing matches.
+(and the experiment kind, ``%mech validate … --kind``), its known pitfalls, its canonical papers
+(with the page each entry was checked against) and the magic that inserts its template cell. A
+query keeps the lenses whose id, names or texts (English and Chinese) contain every word of it,
+case and accents folded; ``--kind`` picks one lens by id (an unknown id is answered with the
+nearest ones); ``--bibtex`` prints the BibTeX entries of the lenses found instead. Exit 0, 1 when
+nothing matches, 2 for an unknown ``--kind``.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from .model import Lens, Reference
 
 HELP = "list the analytical lenses (what each reveals, how its loop closes, its cell)"
 
@@ -17,8 +23,24 @@ HELP = "list the analytical lenses (what each reveals, how its loop closes, its 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``mechnb lenses``."""
     parser.add_argument("query", nargs="*", help="words to look for (default: every lens)")
+    parser.add_argument("--kind", metavar="ID",
+                        help="one lens by its id (as in %%mech lens --kind)")
+    parser.add_argument("--bibtex", action="store_true",
+                        help="print the BibTeX entries of the lenses' canonical papers")
     parser.add_argument("--lang", choices=("en", "zh"), default="en")
     parser.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def _reference_record(ref: Reference) -> dict[str, object]:
+    rec = ref.to_record()
+    rec["url"] = ref.url
+    return rec
+
+
+def _reference_line(ref: Reference, lang: str) -> str:
+    where = ref.source if ref.verified else ("not verified" if lang == "en" else "未核实")
+    checked = "checked at" if lang == "en" else "核对页面"
+    return f"    [{ref.key}] {ref.short()} — {checked}: {where}\n"
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -26,22 +48,35 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import json
 
     from .index import fold
+    from .lenscell import get_lens, lens_bibtex, unknown_lens_message
     from .library import load_library
 
+    if args.kind:
+        lens = get_lens(args.kind)
+        if lens is None:
+            err.write(unknown_lens_message(args.kind, "mechnb lenses --kind") + "\n")
+            return 2
+        pool: tuple[Lens, ...] = (lens,)
+    else:
+        pool = load_library().lenses
     words = [fold(w) for w in " ".join(args.query).split() if fold(w)]
     found = []
-    for lens in load_library().lenses:
+    for lens in pool:
         text = fold(" ".join([lens.id, *lens.name.values(), *lens.description.values(),
                               *lens.measures.values(),
                               *lens.closing_validation.values(), *lens.phrase.values()]))
         if all(w in text for w in words):
             found.append(lens)
-    if args.format == "json":
+    if args.bibtex and found:
+        out.write(lens_bibtex(found))
+    elif args.format == "json":
         out.write(json.dumps([{
             "id": lens.id, "name": lens.name, "reveals": lens.description,
             "measures": lens.measures,
             "closing_validation": lens.closing_validation, "phrase": lens.phrase,
-            "validation_kind": lens.validation_kind,
+            "validation_kind": lens.validation_kind, "pitfalls": lens.pitfalls,
+            "references": [_reference_record(r) for r in lens.references],
+            "cite": lens.cite_keys(),
             "cell": f"%mech lens --kind {lens.id}"} for lens in found],
             ensure_ascii=False, indent=1) + "\n")
     else:
@@ -52,8 +87,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                       f"  {'measures' if lang == 'en' else '测量'}: {lens.measures[lang]}\n"
                       f"  {'closes with' if lang == 'en' else '闭环验证'}: "
                       f"{lens.closing_validation[lang]} ({lens.validation_kind})\n"
-                      f"  {'cell' if lang == 'en' else '单元格'}: %mech lens --kind {lens.id}\n")
-        if not found:
-            err.write(f"mechnb lenses: no lens matches {' '.join(args.query)!r}; "
-                      "`mechnb lenses` lists them all\n")
+                      f"  {'pitfalls' if lang == 'en' else '常见陷阱'}: {lens.pitfalls[lang]}\n"
+                      f"  {'papers' if lang == 'en' else '经典文献'}:\n"
+                      + "".join(_reference_line(r, lang) for r in lens.references)
+                      + f"  {'cell' if lang == 'en' else '单元格'}: %mech lens --kind {lens.id}\n")
+    if not found:
+        err.write(f"mechnb lenses: no lens matches {' '.join(args.query)!r}; "
+                  "`mechnb lenses` lists them all\n")
     return 0 if found else 1

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..notebook import EXPERIMENT_KINDS
 from .index import SearchIndex, build_index, has_cjk
-from .model import LANGS, Lens, Phrase, slots_in
+from .model import LANGS, NOT_VERIFIED, Lens, Phrase, Reference, slots_in
 
 if TYPE_CHECKING:
     from importlib.abc import Traversable
@@ -27,8 +27,15 @@ FUNCTION_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*(?:/[a-z0-9]+(?:-[a-z0-9]+)*
 RECORD_KEYS = frozenset({"id", "function", "en", "zh", "slots", "note"})
 OPTIONAL_RECORD_KEYS = frozenset({"slots_zh"})
 LENS_KEYS = frozenset({"id", "name", "description", "measures", "closing_validation", "phrase",
-                       "validation_kind"})
-_BILINGUAL_LENS_KEYS = ("closing_validation", "description", "measures", "name", "phrase")
+                       "validation_kind", "references", "pitfalls"})
+_BILINGUAL_LENS_KEYS = ("closing_validation", "description", "measures", "name", "phrase",
+                        "pitfalls")
+REFERENCE_KEYS = frozenset({"key", "type", "authors", "title", "year", "venue", "source"})
+OPTIONAL_REFERENCE_KEYS = frozenset({"arxiv", "doi"})
+REFERENCE_TYPES = ("article", "inproceedings", "misc", "book")
+BIB_KEY_RE = re.compile(r"^[a-z][a-z0-9]*(?:[-:_][a-z0-9]+)*$")
+ARXIV_RE = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})$")
+DOI_RE = re.compile(r"^10\.\d{4,9}/\S+$")
 
 LENSES_MARKER = "@lenses"
 """In ``index.json``'s file list: where the phrases generated from the lens catalog go."""
@@ -142,10 +149,74 @@ def lens_problems(rec: object, where: str) -> list[str]:
             problems += _bilingual_problems(rec[key], where, key)
     if "validation_kind" in rec and rec["validation_kind"] not in EXPERIMENT_KINDS:
         problems.append(f"{where}: validation_kind must be one of {', '.join(EXPERIMENT_KINDS)}")
+    refs = rec.get("references")
+    if "references" in rec:
+        if not (isinstance(refs, list) and refs):
+            problems.append(f"{where}: references must be a non-empty list")
+        else:
+            for n, ref in enumerate(refs):
+                problems += reference_problems(ref, f"{where}.references[{n}]")
+            if not any(isinstance(r, Mapping) and (r.get("arxiv") or r.get("doi"))
+                       and r.get("source") != NOT_VERIFIED for r in refs):
+                problems.append(f"{where}: no reference carries an arXiv id or a DOI checked "
+                                f"against its page (a source URL)")
     phrase = rec.get("phrase")
     if (isinstance(phrase, Mapping) and all(isinstance(phrase.get(k), str) for k in LANGS)
             and len(slots_in(phrase["en"])) != len(slots_in(phrase["zh"]))):
         problems.append(f"{where}: phrase.en and phrase.zh have different numbers of blanks")
+    return problems
+
+
+def reference_problems(ref: object, where: str) -> list[str]:
+    """What is wrong with one reference of a lens."""
+    if not isinstance(ref, Mapping):
+        return [f"{where}: a reference must be a JSON object"]
+    problems = [f"{where}: missing field '{k}'" for k in sorted(REFERENCE_KEYS - ref.keys())]
+    problems += [f"{where}: unknown field '{k}'"
+                 for k in sorted(ref.keys() - REFERENCE_KEYS - OPTIONAL_REFERENCE_KEYS)]
+    key = ref.get("key")
+    if "key" in ref and not (isinstance(key, str) and BIB_KEY_RE.match(key)):
+        problems.append(f"{where}: key must be a lowercase BibTeX key (wang2023ioi)")
+    if "type" in ref and ref["type"] not in REFERENCE_TYPES:
+        problems.append(f"{where}: type must be one of {', '.join(REFERENCE_TYPES)}")
+    authors = ref.get("authors")
+    if "authors" in ref and not (isinstance(authors, list) and authors
+                                 and all(_nonempty_str(a) for a in authors)):
+        problems.append(f"{where}: authors must be a non-empty list of names")
+    for name in ("title", "venue"):
+        if name in ref and not _nonempty_str(ref[name]):
+            problems.append(f"{where}: {name} must be a non-empty string")
+    year = ref.get("year")
+    if "year" in ref and not (isinstance(year, int) and 1900 < year < 2100):
+        problems.append(f"{where}: year must be a four-digit number")
+    arxiv, doi, source = ref.get("arxiv"), ref.get("doi"), ref.get("source")
+    if "arxiv" in ref and not (isinstance(arxiv, str) and ARXIV_RE.match(arxiv)):
+        problems.append(f"{where}: arxiv must be an arXiv identifier (2211.00593)")
+    if "doi" in ref and not (isinstance(doi, str) and DOI_RE.match(doi)):
+        problems.append(f"{where}: doi must be a DOI (10.xxxx/…)")
+    if "source" in ref and not (source == NOT_VERIFIED or (
+            isinstance(source, str) and re.match(r"^https?://\S+$", source))):
+        problems.append(f"{where}: source must be the URL the entry was checked against, "
+                        f"or '{NOT_VERIFIED}'")
+    return problems
+
+
+def _reference_from(ref: Mapping[str, Any]) -> Reference:
+    return Reference(key=ref["key"], type=ref["type"], authors=tuple(ref["authors"]),
+                     title=ref["title"], year=ref["year"], venue=ref["venue"],
+                     source=ref["source"], arxiv=ref.get("arxiv", ""), doi=ref.get("doi", ""))
+
+
+def _key_clash_problems(lenses: Iterable[Lens]) -> list[str]:
+    """One BibTeX key is one paper: a key used twice must carry the same entry."""
+    seen: dict[str, tuple[str, Reference]] = {}
+    problems = []
+    for lens in lenses:
+        for ref in lens.references:
+            first = seen.setdefault(ref.key, (lens.id, ref))
+            if first[1] != ref:
+                problems.append(f"lenses.json ({lens.id}): reference '{ref.key}' differs from "
+                                f"the entry of the same key in {first[0]}")
     return problems
 
 
@@ -194,7 +265,10 @@ def _load_lenses(problems: list[str]) -> list[Lens]:
             lenses.append(Lens(id=rec["id"], name=rec["name"], description=rec["description"],
                                measures=rec["measures"],
                                closing_validation=rec["closing_validation"],
-                               phrase=rec["phrase"], validation_kind=rec["validation_kind"]))
+                               phrase=rec["phrase"], validation_kind=rec["validation_kind"],
+                               references=tuple(_reference_from(r) for r in rec["references"]),
+                               pitfalls=rec["pitfalls"]))
+    problems += _key_clash_problems(lenses)
     return lenses
 
 

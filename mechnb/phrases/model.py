@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Lang = Literal["en", "zh"]
@@ -80,6 +80,93 @@ class Phrase:
         }
 
 
+NOT_VERIFIED = "not verified"
+"""The ``source`` of a reference nobody could check against its abstract page."""
+
+_TEX_ACCENTS = {"á": "{\\'a}", "à": "{\\`a}", "ä": "{\\\"a}", "â": "{\\^a}", "ã": "{\\~a}",
+                "é": "{\\'e}", "è": "{\\`e}", "ë": "{\\\"e}", "ê": "{\\^e}", "í": "{\\'i}",
+                "ï": "{\\\"i}", "ó": "{\\'o}", "ö": "{\\\"o}", "ô": "{\\^o}", "ú": "{\\'u}",
+                "ü": "{\\\"u}", "ñ": "{\\~n}", "ç": "{\\c{c}}", "ß": "{\\ss}", "ø": "{\\o}",
+                "Ö": "{\\\"O}", "Ü": "{\\\"U}", "Ä": "{\\\"A}", "É": "{\\'E}", "ł": "{\\l}",
+                "ń": "{\\'n}", "š": "{\\v{s}}", "č": "{\\v{c}}", "ř": "{\\v{r}}", "ž": "{\\v{z}}"}
+_TEX_SPECIAL = {"&": "\\&", "%": "\\%", "#": "\\#", "_": "\\_", "$": "\\$"}
+
+
+def tex_text(text: str) -> str:
+    """``text`` for a BibTeX field: accents as TeX accents, ``& % # _ $`` escaped."""
+    return "".join(_TEX_ACCENTS.get(ch) or _TEX_SPECIAL.get(ch) or ch for ch in text)
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A canonical paper of a lens, as a bibliography entry, with where it was checked."""
+
+    key: str
+    """The BibTeX key (``wang2023ioi``); one key means one paper across the whole catalog."""
+    type: str
+    """The BibTeX entry type: ``article``, ``inproceedings``, ``misc`` or ``book``."""
+    authors: tuple[str, ...]
+    """Authors as "First Last"; a last ``others`` stands for the rest (et al.)."""
+    title: str
+    year: int
+    venue: str
+    """Journal, proceedings, publisher or ``arXiv preprint``."""
+    source: str
+    """Where the entry was checked: the URL of its abstract page, or ``not verified``."""
+    arxiv: str = ""
+    """The arXiv identifier (``2211.00593``), when there is one."""
+    doi: str = ""
+    """The DOI (``10.23915/distill.00024.001``), when there is one."""
+
+    @property
+    def verified(self) -> bool:
+        """True when ``source`` names the page the entry was checked against."""
+        return self.source != NOT_VERIFIED
+
+    @property
+    def url(self) -> str:
+        """The paper's address: its arXiv abstract page, else its DOI resolver link."""
+        if self.arxiv:
+            return f"https://arxiv.org/abs/{self.arxiv}"
+        return f"https://doi.org/{self.doi}" if self.doi else ""
+
+    def short(self) -> str:
+        """``Wang et al. 2023, Interpretability in the Wild… (arXiv:2211.00593)``."""
+        surname = self.authors[0].split()[-1] if self.authors else "?"
+        who = surname if len(self.authors) == 1 else (
+            f"{surname} and {self.authors[1].split()[-1]}"
+            if len(self.authors) == 2 and self.authors[1] != "others" else f"{surname} et al.")
+        ident = f"arXiv:{self.arxiv}" if self.arxiv else (f"doi:{self.doi}" if self.doi else "")
+        return f"{who} {self.year}, {self.title}" + (f" ({ident})" if ident else "")
+
+    def bibtex(self) -> str:
+        """The BibTeX entry (the title's capitals kept with double braces)."""
+        venue_field = {"article": "journal", "inproceedings": "booktitle",
+                       "book": "publisher"}.get(self.type, "howpublished")
+        fields = [("author", " and ".join(tex_text(a) for a in self.authors)),
+                  ("title", "{" + tex_text(self.title) + "}"),
+                  ("year", str(self.year)), (venue_field, tex_text(self.venue))]
+        if self.arxiv:
+            fields += [("eprint", self.arxiv), ("archivePrefix", "arXiv")]
+        if self.doi:
+            fields.append(("doi", self.doi))
+        if self.url:
+            fields.append(("url", self.url))
+        body = "".join(f"  {name} = {{{value}}},\n" for name, value in fields)
+        return f"@{self.type}{{{self.key},\n{body}}}\n"
+
+    def to_record(self) -> dict[str, Any]:
+        """The record as written in ``lenses.json``."""
+        rec: dict[str, Any] = {"key": self.key, "type": self.type, "authors": list(self.authors),
+                               "title": self.title, "year": self.year, "venue": self.venue}
+        if self.arxiv:
+            rec["arxiv"] = self.arxiv
+        if self.doi:
+            rec["doi"] = self.doi
+        rec["source"] = self.source
+        return rec
+
+
 @dataclass(frozen=True, slots=True)
 class Lens:
     """An analytical lens (DESIGN.md §1, move 4) and the validation that usually closes its loop."""
@@ -98,6 +185,15 @@ class Lens:
     """A sentence that proposes the lens, by language (searchable as ``lens/<id>``)."""
     validation_kind: str = "controlled"
     """The experiment kind that usually closes the loop (``%mech validate … --kind``)."""
+    references: tuple[Reference, ...] = ()
+    """The lens's canonical papers, first the one that introduced it."""
+    pitfalls: dict[str, str] = field(default_factory=dict)
+    """The known ways a paper written through this lens goes wrong, by language."""
+
+    def cite_keys(self) -> list[str]:
+        """The keys of the insertable references: those with an arXiv id or a DOI that were
+        checked against their abstract page (``source`` is a URL)."""
+        return [r.key for r in self.references if (r.arxiv or r.doi) and r.verified]
 
     def as_phrase(self) -> Phrase:
         """The lens as a searchable phrase record under the function ``lens/<id>``."""

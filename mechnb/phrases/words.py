@@ -39,7 +39,7 @@ _NOT_ISE = frozenset({
     "superv", "telev", "improv", "compr", "enterpr", "franch", "merchand", "disgu", "chast",
     "desp", "circumc", "inc", "exc", "parad", "dem", "poo", "appr", "ar", "upr", "mais",
     "pra", "appra", "bru", "cru", "bra", "turquo", "porpo", "torto", "mort", "treat", "val",
-    "repr", "equipo", "chem", "advert", "sunr",
+    "repr", "equipo", "chem", "advert", "sunr", "deno",
 })
 """Stems whose ``-ise`` is not the British ``-ize`` (precise, surprise, advise, revise…)."""
 

@@ -50,6 +50,9 @@ def test_query_text_and_json() -> None:
     found = json.loads(out)
     assert {lens["id"] for lens in found} == {"superposition", "sparse-probing"}
     assert set(found[0]) == {"id", "name", "reveals", "measures", "closing_validation",
-                             "phrase", "validation_kind", "cell"}
+                             "phrase", "validation_kind", "pitfalls", "references", "cite",
+                             "cell"}
+    assert found[0]["cite"] == ["elhage2022superposition"]
+    assert found[0]["references"][0]["url"] == "https://arxiv.org/abs/2209.10652"
     code, _, err = run("lenses", "no-such-lens-anywhere")
     assert code == 1 and "mechnb lenses" in err

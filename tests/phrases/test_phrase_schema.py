@@ -166,11 +166,13 @@ def test_every_listed_british_form_is_caught() -> None:
 
 
 def _english_strings(value: object) -> list[str]:
-    """Every English string of a data file (Chinese values and the ids are skipped)."""
+    """Every English string of a data file (Chinese values and the ids are skipped, and so are
+    a lens's bibliography entries: their titles are quoted as published, "Towards" included)."""
     if isinstance(value, str):
         return [] if has_cjk(value) else [value]
     if isinstance(value, dict):
-        return [s for k, v in value.items() if k != "zh" for s in _english_strings(v)]
+        return [s for k, v in value.items() if k not in ("zh", "references")
+                for s in _english_strings(v)]
     if isinstance(value, list):
         return [s for v in value for s in _english_strings(v)]
     return []
@@ -269,8 +271,12 @@ def test_lens_problems_are_reported() -> None:
            "measures": {"en": "m", "zh": "度量"}, "closing_validation": {"en": "c", "zh": "验证"},
            "phrase": {"en": "For [model].", "zh": "对于模型。"}}
     assert any("blanks" in p for p in lens_problems(bad, "l"))
+    ref = {"key": "wang2023ioi", "type": "inproceedings", "authors": ["Kevin Wang", "others"],
+           "title": "T", "year": 2023, "venue": "ICLR", "arxiv": "2211.00593",
+           "source": "https://example.org/2211.00593"}
     paired = dict(bad, phrase={"en": "For [model].", "zh": "对于[模型]。"},
-                  validation_kind="intervention")
+                  validation_kind="intervention", references=[ref],
+                  pitfalls={"en": "p", "zh": "陷阱"})
     assert lens_problems(paired, "l") == []
     assert any("validation_kind must be one of" in p
                for p in lens_problems(dict(paired, validation_kind="vibes"), "l"))
