@@ -236,3 +236,20 @@ def test_no_tool_instruction_reaches_the_paper(paper_type: str, lang: str) -> No
         if cell.cell_type == "markdown" and cell.role != "note":
             found = INSTRUCTIONS.search(cell.source)
             assert found is None, (cell.role, cell.source[max(0, found.start() - 40):][:120])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("role", ["abstract", "context", "prior", "assumption"])
+def test_each_paper_type_has_its_own_framing_cells(role: str, lang: str) -> None:
+    """A dynamics, a failure and an expressivity paper are argued differently: their abstract,
+    context, prior-work and assumption cells differ (issue 40), and no abstract leans on the
+    one stock contrast ("not merely X but the interaction of A and B")."""
+    texts = {}
+    for paper_type in paper_types():
+        cells = [c for c in scaffold_cells(paper_type, lang=lang) if c.role == role]
+        assert cells, (paper_type, role)
+        texts[paper_type] = "\n".join(c.source for c in cells)
+    assert len(set(texts.values())) == len(texts), f"two paper types share their {role} cell"
+    if role == "abstract":
+        for paper_type, text in texts.items():
+            assert "not merely" not in text and "并不只是" not in text, paper_type
