@@ -25,9 +25,11 @@ from .document import ExportOptions, build_document, safe_stem
 from .engines import (
     LUATEXJA_MISSING,
     NO_FONT,
+    after_fallback,
     choose_engine,
     fallback_engine,
     lualatex_findings,
+    missing_font_findings,
     pdftex_findings,
     script_font_findings,
 )
@@ -160,11 +162,13 @@ def render(paper: Paper, *, template: str | None = None, include_code: bool = Fa
         findings += unsupported
         chosen, note = fallback_engine(paper, engine, chosen, unsupported)
         if note is not None:
+            findings[-len(unsupported):] = after_fallback(unsupported)
             findings.append(note)
     elif chosen.name == "lualatex":
         findings += lualatex_findings(rendered)
     if chosen.name != "pdflatex":
         findings += script_font_findings(rendered, {c.index: c.source for c in paper.cells})
+        findings += missing_font_findings(rendered, {c.index: c.source for c in paper.cells})
     trust_options = (*(["--include-code"] if include_code else []),
                      *(["--template", template_arg] if template_arg else []),
                      *(["--engine", engine] if engine else []),

@@ -117,6 +117,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     own = result.findings
     if any(f.name == "missing-bibliography" for f in checks):  # the checker said it already
         own = [f for f in own if f.name not in BIBLIOGRAPHY_FINDINGS]
+    if any(f.name == "engine-fallback" for f in own):  # compiled with XeLaTeX after all
+        from .engines import after_fallback
+
+        checks = after_fallback(checks)
     said = {(f.cell, f.labels) for f in checks if f.code == "MECH040"}  # the checker's twin
     own = [f for f in own if f.code != "MECH825" or (f.cell, f.labels) not in said]
     findings = sorted(checks + own,

@@ -34,6 +34,7 @@ EXPORT_FINDINGS: dict[str, tuple[str, Severity]] = {
     "lualatex-without-luatexja": ("MECH832", Severity.ERROR),
     "no-font-for-script": ("MECH833", Severity.ERROR),
     "formula-as-code": ("MECH834", Severity.WARNING),
+    "no-font-for-character": ("MECH835", Severity.WARNING),
 }
 """slug → (code, severity); documented in README's export section."""
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ..errors import ExportError
-from ..findings import Finding
+from ..findings import Finding, Severity
 from ..notebook import CJK_RE, HANGUL_RE, SCRIPT_FONTS, TEX_ENGINES, Paper
 from ..tex.escape import pdftex_characters
 from .codes import EXPORT_FINDINGS, export_finding
@@ -77,9 +77,34 @@ def fallback_engine(paper: Paper, requested: str | None, chosen: Engine,
         "engine-fallback",
         f"the paper compiles with XeLaTeX (--pdf, the Overleaf latexmkrc), not pdfLaTeX, the "
         f"default for English papers: {where} {'has' if len(cells) <= 1 else 'have'} "
-        "characters pdfLaTeX cannot typeset (MECH825). arXiv compiles with pdfLaTeX: replace "
+        "characters only XeLaTeX's fonts have (MECH825). arXiv compiles with pdfLaTeX: replace "
         "them before submitting, or choose the engine with --engine or metadata.mechnb.engine")
     return ENGINES[FALLBACK_ENGINE], note
+
+
+_CANNOT_RE = re.compile(r"^pdfLaTeX cannot typeset (.*?)(?:, and arXiv.*| either( \(.*\))?)$",
+                        re.S)
+PDFLATEX_CHARACTER_CODES = frozenset({"MECH040", "MECH825"})
+"""The checker's and the exporter's findings of characters pdfLaTeX cannot typeset."""
+
+
+def after_fallback(findings: list[Finding]) -> list[Finding]:
+    """``findings`` as they read once the paper compiled with XeLaTeX instead (the engine
+    fallback): a character pdfLaTeX cannot typeset no longer stops this PDF, it stops the paper
+    on arXiv — a warning that says so (``--bundle arxiv`` keeps its own errors)."""
+    out = []
+    for f in findings:
+        m = _CANNOT_RE.match(f.message) if f.code in PDFLATEX_CHARACTER_CODES else None
+        if m is None:
+            out.append(f)
+            continue
+        what, rest = m.group(1), m.group(2) or ""
+        more = " either" in f.message[m.end(1):m.end(1) + 8]
+        message = (f"arXiv's pdfLaTeX would {'also ' if more else ''}stop at {what}{rest} (this "
+                   "PDF is built with XeLaTeX): replace it or write it as a LaTeX command before "
+                   "submitting to arXiv")
+        out.append(replace(f, severity=Severity.WARNING, message=message))
+    return out
 
 
 # --------------------------------------------------------------------------- LuaLaTeX and Chinese
@@ -221,4 +246,46 @@ def script_font_findings(rendered: RenderedTex, sources: dict[int, str] | None =
             f"`make tex` installs); not compiled", found.group(), rendered.cell_at(line), sources))
         out[-1] = replace(out[-1], code=EXPORT_FINDINGS[NO_FONT][0], name=NO_FONT,
                           severity=EXPORT_FINDINGS[NO_FONT][1])
+    return out
+
+
+NO_FONT_CHARACTER = "no-font-for-character"
+"""A character the font plan found in no installed font: the PDF prints a gap for it."""
+
+
+def missing_font_findings(rendered: RenderedTex, sources: dict[int, str] | None = None
+                          ) -> list[Finding]:
+    """One warning per cell whose characters no installed font has (``tex.fontplan``), naming
+    their scripts: XeLaTeX would drop them with a line in its log only."""
+    from ..tex.fontplan import font_plan, script_of
+
+    text = rendered.text
+    body = max(text.find("\\begin{document}"), 0)
+    plan = font_plan(text[body:])
+    if not plan.missing:
+        return []
+    missing = set(plan.missing)
+    per_cell: dict[int | None, list[str]] = {}
+    for n, line in enumerate(text[body:].split("\n"), text.count("\n", 0, body) + 1):
+        if line.isascii():
+            continue
+        for ch in line:
+            if ch in missing:
+                chars = per_cell.setdefault(rendered.cell_at(n), [])
+                if ch not in chars:
+                    chars.append(ch)
+    out = []
+    for cell, chars in per_cell.items():
+        scripts = sorted({script_of(c).lower() for c in chars})
+        named = ", ".join("symbols/emoji" if s == "symbol" else s.capitalize() for s in scripts)
+        listed = "".join(chars[:12]) + ("…" if len(chars) > 12 else "")
+        out.append(located(
+            f"{len(chars)} character{'s' if len(chars) > 1 else ''} ({named}: {listed}) "
+            f"{'are' if len(chars) > 1 else 'is'} in no installed font and "
+            f"print{'' if len(chars) > 1 else 's'} as a gap in the PDF: install a font with "
+            "them (Debian: fonts-noto-core, "
+            "fonts-symbola, which `make tex` installs) or replace them",
+            chars[0], cell, sources))
+        out[-1] = replace(out[-1], code=EXPORT_FINDINGS[NO_FONT_CHARACTER][0],
+                          name=NO_FONT_CHARACTER, severity=EXPORT_FINDINGS[NO_FONT_CHARACTER][1])
     return out

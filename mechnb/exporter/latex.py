@@ -23,6 +23,7 @@ from ..notebook import CJK_RE, script_region
 from ..paper_paths import read_regular
 from ..roles import Role, registry
 from ..tex.escape import escape_latex, unicode_declarations
+from ..tex.fontplan import font_plan, plan_preamble
 from ..tex.gate import BUILTIN_TEMPLATES as BUILTIN_TEMPLATE_NAMES
 from ..tex.gate import Region
 from ..tex.markers import MARKER, line_cells
@@ -370,13 +371,17 @@ def _extra_packages(doc: Document, template: str, body: str,
     if drawn:
         parts.append(data_text("symbols.tex") + "\n".join(drawn) + "\n")
     if symbols:
-        parts.append("% Unicode symbols written inside math\n\\usepackage{newunicodechar}\n"
+        parts.append("% Unicode symbols written inside math\n\\usepackage{iftex}\n"
+                     "\\usepackage{newunicodechar}\n"
                      + "\n".join(symbols) + "\n")
     region = script_region(body + doc.title)
     if region is not None and (has_cjk_support or CJK_RE.search(body + doc.title)):
         parts.append(data_text("scripts.tex").replace("((( region )))", region).replace(
             "((( korean_spaces )))",
             "\\ifdefined\\xeCJKsetup\\xeCJKsetup{CJKspace=true}\\fi" if region == "KR" else ""))
+    plan = font_plan(body + doc.title)
+    if plan.families or plan.cyrillic:
+        parts.append(plan_preamble(plan))
     if INLINE_LIST_RE.search(body):
         parts.append(data_text("inline-lists.tex"))
     if VERBATIM_BEGIN in body:

@@ -64,6 +64,9 @@ def display_math(content: str, label: str | None = None) -> str:
 
 
 _LABEL_RE = lazy(r"\\label\{([^{}]*)\}")
+_DISPLAY_ONLY_RE = lazy(r"\\begin\{(?:split|align|gather|multline|flalign|alignat|eqnarray"
+                        r"|equation)\*?\}")
+"""Environments LaTeX allows in display math only (MathJax sets them inside ``$…$`` too)."""
 _MACRO_MATH_RE = lazy(
     r"\s*\\(?:(?:re)?newcommand|providecommand|DeclareMathOperator\*?|def)(?![a-zA-Z])")
 
@@ -82,6 +85,9 @@ class LatexRenderer:
         self.ctx = ctx
         self.headings = headings
         self.heading_offset = heading_offset
+        self._html_unconverted: set[str] = set()
+        self._html_open: list[tuple[str, str]] = []
+        """Inline HTML tags open in the current paragraph, with the LaTeX closing each."""
         self.footnotes: dict[int, str] = {}
         """Rendered markdown footnotes by id (``[^label]: …``), written as ``\\footnote``."""
 
@@ -196,12 +202,45 @@ class LatexRenderer:
         return display_math(_compatible(token.content, True), label), i + 1, True
 
     def amsmath(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
+        """An environment outside ``$`` (MathJax typesets it where it stands): display math —
+        as it is for a display environment (``align``), inside ``\\[ … \\]`` for the others
+        (``bmatrix``, ``cases``, ``array`` …), which LaTeX allows in math only."""
         self._note_labels(tokens[i].content)
-        return _compatible(tokens[i].content, True).strip("\n"), i + 1, True
+        return display_math(_compatible(tokens[i].content, True).strip("\n")), i + 1, True
 
     def html_block(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
-        self._drop_html(tokens[i].content)
-        return "", i + 1, False
+        """Raw HTML as JupyterLab shows it: the common tags converted, other tags' text kept
+        (``exporter/html.py``), one finding naming the tags whose formatting is lost."""
+        from .html import html_to_latex
+
+        latex, unknown = html_to_latex(tokens[i].content, self._html_heading, self._html_image)
+        self._unconverted_html(unknown)
+        return latex, i + 1, False
+
+    def _html_heading(self, level: int, text: str) -> str:
+        if self.headings == "bold":
+            return "\\par\\textbf{" + text + "}\\par"
+        level += self.heading_offset
+        return "\\" + SECTION_COMMANDS[min(level, len(SECTION_COMMANDS)) - 1] + "{" + text + "}"
+
+    def _html_image(self, src: str) -> str | None:
+        image = Token("image", "img", 0)
+        image.attrs = {"src": src}
+        return self.image_file(image)
+
+    def _unconverted_html(self, tags: set[str]) -> None:
+        """One finding per cell naming every tag whose formatting is lost."""
+        if not tags - self._html_unconverted:
+            return
+        findings = self.ctx.findings
+        for n in range(len(findings) - 1, -1, -1):  # the cell's finding so far: replaced
+            if findings[n].name == "raw-html-dropped" and findings[n].cell == self.ctx.cell:
+                del findings[n]
+                break
+        self._html_unconverted |= tags
+        shown = ", ".join(f"<{t}>" for t in sorted(self._html_unconverted)[:8])
+        self.ctx.add_finding("raw-html-dropped", f"HTML {shown}: the text is kept, the "
+                             "formatting of these tags is not exported; write it as markdown")
 
     def hr(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
         return "\\par\\noindent\\rule{\\linewidth}{0.4pt}\\par", i + 1, False
@@ -240,6 +279,14 @@ class LatexRenderer:
 
     def inline(self, children: Sequence[Token]) -> str:
         """LaTeX for the children of an ``inline`` token."""
+        outer, self._html_open = self._html_open, []
+        try:
+            latex = self._inline(children)
+            return latex + "".join(closer for _, closer in reversed(self._html_open))
+        finally:
+            self._html_open = outer
+
+    def _inline(self, children: Sequence[Token]) -> str:
         out: list[str] = []
         after_display = False
         for k, child in enumerate(children):
@@ -277,9 +324,44 @@ class LatexRenderer:
         return "\\texttt{" + code + "}"
 
     def html_inline(self, t: Token, siblings: Sequence[Token], k: int) -> str:
-        if re.fullmatch(r"<br\s*/?>", t.content.strip(), re.I):
-            return "\\newline{}"
-        self._drop_html(t.content)
+        """An inline tag: the common ones converted (balanced by ``inline``), others dropped
+        with their text kept (the text is its own token)."""
+        from .html import INLINE_TAGS, inline_tag
+
+        if t.content.lstrip().startswith("<!--"):
+            return ""
+        tag = inline_tag(t.content)
+        if tag is None:
+            self._unconverted_html({t.content.strip()[:20]})
+            return ""
+        name, kind, attrs = tag
+        if name == "br":  # a line break needs a line: none before the paragraph's first text
+            return "\\newline{}" if any(
+                s.type not in ("html_inline", "softbreak", "hardbreak")
+                and (s.type != "text" or s.content.strip()) for s in siblings[:k]) else ""
+        if name in ("a", *INLINE_TAGS) and kind == "open":
+            href = attrs.get("href", "")
+            opener, closer = ("\\href{" + escape_url(href) + "}{", "}") \
+                if name == "a" and _WEB_LINK_RE.match(href) else \
+                ("{", "}") if name == "a" else INLINE_TAGS[name]
+            self._html_open.append((name, closer))
+            return opener
+        if kind == "close":
+            if not any(n == name for n, _ in self._html_open):
+                return ""
+            out = ""
+            while self._html_open:
+                open_name, closer = self._html_open.pop()
+                out += closer
+                if open_name == name:
+                    break
+            return out
+        if name == "img":
+            path = self._html_image(attrs.get("src", ""))
+            return "" if path is None else ("\\includegraphics[width=0.8\\linewidth,height=0.3"
+                                            "\\textheight,keepaspectratio]{" + path + "}")
+        if name not in ("p", "div", "span", "center", "wbr"):
+            self._unconverted_html({name})
         return ""
 
     def link_open(self, t: Token, siblings: Sequence[Token], k: int) -> str:
@@ -371,6 +453,10 @@ class LatexRenderer:
         if self._hoist_macros(t.content):
             return ""
         self._note_labels(t.content)
+        if _DISPLAY_ONLY_RE.search(t.content):
+            # MathJax sets `$…\begin{split}…$` (or align, gather …) in the line; LaTeX allows
+            # these environments in display math only: the formula becomes a display
+            return "\n" + display_math(_compatible(t.content, True).strip("\n")) + "\n"
         return "$" + _compatible(t.content, False) + "$"
 
     def display_in_text(self, t: Token) -> str:

@@ -166,10 +166,22 @@ _TABULAR_RE = re.compile(r"\\begin\{tabular\}.*?\\end\{tabular\}", re.DOTALL)
 _BARE_UNDERSCORE_RE = re.compile(r"(?<!\\)(\$[^$]*\$)|(?<!\\)_")
 
 
+_BARE_ENV_RE = re.compile(r"\A\\begin\{([A-Za-z]+\*?)\}")
+
+
 def kernel_latex(latex: str) -> str:
     """A kernel's ``text/latex`` as LaTeX takes it: R's data frames print column names such as
     ``proportion_within_95pc`` in a ``tabular`` unescaped (Jupyter shows their HTML twin); a bare
-    ``_`` outside math in a ``tabular`` is escaped. Everything else is left as written."""
+    ``_`` outside math in a ``tabular`` is escaped. An output that is one bare math environment
+    (SymPy's and Julia's ``\\begin{bmatrix}…``, which MathJax sets as display math) becomes
+    display math. Everything else is left as written."""
+    from ..tex.markdown import MATHJAX_BARE_ENVIRONMENTS
+    from .markdown import display_math
+
+    bare = _BARE_ENV_RE.match(latex.strip())
+    if (bare and bare.group(1) in MATHJAX_BARE_ENVIRONMENTS
+            and latex.rstrip().endswith("\\end{" + bare.group(1) + "}")):
+        return display_math(latex.strip())
     if "_" not in latex or "tabular" not in latex:
         return latex
     return _TABULAR_RE.sub(lambda t: _BARE_UNDERSCORE_RE.sub(

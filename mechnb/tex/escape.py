@@ -46,11 +46,14 @@ URL_SPECIALS: dict[str, str] = {"\\": "/", "%": r"\%", "#": r"\#", "{": "%7B", "
 
 _URL_TABLE = str.maketrans(URL_SPECIALS)
 
-# Characters typeset directly by XeLaTeX with Latin Modern / Fandol: Latin-1 and Latin Extended,
-# general punctuation (dashes, quotes, ellipsis), CJK scripts and punctuation, fullwidth forms.
+# Characters typeset directly: Latin-1 and Latin Extended, general punctuation (dashes, quotes,
+# ellipsis), Cyrillic (T2A under pdfLaTeX, the font plan under XeLaTeX: ``fontplan.py``), CJK
+# scripts and punctuation, fullwidth forms. A Greek *word* is text in Greek and is left as it is
+# too (the font plan sets it); a lone Greek letter in other text is a symbol (``\ensuremath``).
 _NEEDS_ENCODING_CLASS = (
-    "[^\x00-\x7f\u00a0-\u024f\u2010-\u205f\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
-    "\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
+    "[\u0370-\u03ff\u1f00-\u1fff]{2,}|"
+    "[^\x00-\x7f\u00a0-\u024f\u0400-\u052f\u2010-\u205f\u3000-\u30ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
 
 
 @cache
@@ -69,6 +72,8 @@ def _encoder() -> Any:
 
 
 def _encode_char(match: re.Match[str]) -> str:
+    if len(match.group(0)) > 1:  # a Greek word
+        return match.group(0)
     encoded: str = _encoder().unicode_to_latex(match.group(0))
     return encoded
 
@@ -113,7 +118,13 @@ def unicode_declarations(latex: str) -> list[str]:
     for ch in chars:
         encoded = _encoder().unicode_to_latex(ch)
         inner = encoded[1:-1] if encoded.startswith("{") and encoded.endswith("}") else encoded
-        if inner.startswith("\\ensuremath{"):
+        if inner.startswith("\\ensuremath{") and ord(ch) >= 0x370 and ch.isalpha():
+            # a letter of a script (Greek): math in math, the letter itself in XeLaTeX text
+            # (the font plan sets it), math letters as before under pdfLaTeX
+            lines.append("\\newunicodechar{" + ch + "}{\\ifmmode" + inner[len("\\ensuremath"):]
+                         + "\\else\\ifPDFTeX" + inner + "\\else\\symbol{\"" + f"{ord(ch):04X}"
+                         + "}\\fi\\fi}")
+        elif inner.startswith("\\ensuremath{"):
             lines.append("\\newunicodechar{" + ch + "}{" + inner + "}")
         elif inner in _MATH_FALLBACKS:
             lines.append("\\newunicodechar{" + ch + "}{\\ifmmode" + _MATH_FALLBACKS[inner]
@@ -131,6 +142,10 @@ def pdftex_characters() -> frozenset[int]:
             continue
         first, _, last = line.strip().partition("-")
         points.update(range(int(first, 16), int(last or first, 16) + 1))
+    from .fontplan import PDFTEX_CYRILLIC, pdftex_cyrillic
+
+    if pdftex_cyrillic():  # T2A (texlive-lang-cyrillic), loaded by the font plan
+        points.update(PDFTEX_CYRILLIC)
     return frozenset(points)
 
 

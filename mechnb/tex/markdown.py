@@ -14,8 +14,11 @@ from __future__ import annotations
 import bisect
 import re
 from functools import cache
+from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.ruler import RuleOptionsType
+from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.amsmath import amsmath_plugin
@@ -147,6 +150,73 @@ def _citation_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
+MATHJAX_BARE_ENVIRONMENTS = (
+    "array", "cases", "aligned", "alignedat", "gathered", "split", "smallmatrix", "subarray",
+    "multline", "equation", "gather", "align", "alignat", "flalign", "eqnarray", "matrix",
+    "pmatrix", "bmatrix", "Bmatrix", "vmatrix", "Vmatrix", "CD", "darray", "dcases", "rcases",
+    "drcases", "matrix*", "pmatrix*", "bmatrix*", "Bmatrix*", "vmatrix*", "Vmatrix*")
+"""Environments MathJax 3 typesets where they stand, outside any ``$`` (``processEnvironments``):
+a paragraph that starts with one is display math, as JupyterLab shows it."""
+
+_BARE_OPEN_RE = re.compile(r"\\begin\{(" + "|".join(
+    re.escape(e) for e in sorted(MATHJAX_BARE_ENVIRONMENTS, key=len, reverse=True))
+    + r")(\*?)\}")
+
+
+def _bare_environment_rule(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """A block that starts with ``\\begin{env}`` of ``MATHJAX_BARE_ENVIRONMENTS`` (the ones
+    mdit-py-plugins' ``amsmath`` does not take: ``array``, ``cases``, ``aligned`` …) up to its
+    ``\\end{env}``: an ``amsmath`` token, rendered as display math."""
+    if state.sCount[start] - state.blkIndent >= 4:
+        return False
+    begin = state.bMarks[start] + state.tShift[start]
+    m = _BARE_OPEN_RE.match(state.src, begin)
+    if m is None:
+        return False
+    closer = "\\end{" + m.group(1) + m.group(2) + "}"
+    found = state.src.find(closer, m.end())
+    if found < 0:
+        return False
+    stop = found + len(closer)
+    line = start
+    while line < end and state.eMarks[line] < stop:
+        line += 1
+    if line >= end or state.src[stop:state.eMarks[line]].strip():
+        return False  # text after the environment on its last line: leave it to the paragraph
+    if silent:
+        return True
+    state.line = line + 1
+    token = state.push("amsmath", "math", 0)
+    token.block = True
+    token.content = state.src[begin:stop]
+    token.map = [start, state.line]
+    return True
+
+
+_DOLLAR_RE = re.compile(r"(?<!\\)\$")
+
+
+def _inside_inline_math(state: StateBlock, start: int) -> bool:
+    """Whether line ``start`` continues a paragraph whose ``$`` are unbalanced so far: the
+    environment is inside inline math (``$x =\\n\\begin{pmatrix}…\\end{pmatrix}$``), which
+    JupyterLab takes out before markdown, and must not end the paragraph."""
+    line = start - 1
+    count = 0
+    while line >= 0 and not state.isEmpty(line):
+        text = state.src[state.bMarks[line] + state.tShift[line]:state.eMarks[line]]
+        count += len(_DOLLAR_RE.findall(text))
+        line -= 1
+    return count % 2 == 1
+
+
+def _not_inside_inline_math(rule: Any) -> Any:
+    def guarded(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+        if start > 0 and _inside_inline_math(state, start):
+            return False
+        return bool(rule(state, start, end, silent))
+    return guarded
+
+
 @cache
 def parser() -> MarkdownIt:
     """The shared markdown-it parser (CommonMark + tables, strikethrough, TeX math)."""
@@ -155,6 +225,11 @@ def parser() -> MarkdownIt:
     md.use(dollarmath_plugin, allow_labels=True, allow_space=True, allow_digits=True,
            double_inline=True)
     md.use(amsmath_plugin)
+    alt: RuleOptionsType = {"alt": ["paragraph", "reference", "blockquote", "list"]}
+    amsmath = md.block.ruler.__rules__[md.block.ruler.__find__("amsmath")].fn
+    md.block.ruler.at("amsmath", _not_inside_inline_math(amsmath), alt)
+    md.block.ruler.after("amsmath", "bare_environment",
+                         _not_inside_inline_math(_bare_environment_rule), alt)
     md.use(footnote_plugin)
     md.inline.ruler.before("escape", "latex_ref", _latex_ref_rule)
     md.inline.ruler.before("link", "citation", _citation_rule)

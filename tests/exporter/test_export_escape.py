@@ -52,7 +52,9 @@ def test_unicode_symbols_in_math_get_declarations() -> None:
     from mechnb.tex.escape import unicode_declarations
 
     lines = unicode_declarations("$α ≤ x → y$ naïve 中文 “q” plain")
-    assert lines == ["\\newunicodechar{α}{\\ensuremath{\\alpha}}",
+    # a Greek letter: math in math, under XeLaTeX the letter itself in text (the font plan)
+    assert lines == ["\\newunicodechar{α}{\\ifmmode{\\alpha}\\else\\ifPDFTeX\\ensuremath{\\alpha}"
+                     "\\else\\symbol{\"03B1}\\fi\\fi}",
                      "\\newunicodechar{→}{\\ifmmode\\rightarrow\\else\\textrightarrow\\fi}",
                      "\\newunicodechar{≤}{\\ensuremath{\\leq}}"]
     assert unicode_declarations("only ascii $x$") == []

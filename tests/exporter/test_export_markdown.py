@@ -50,13 +50,15 @@ def test_markdown_case(source: str, expected: str) -> None:
     assert render_markdown(source, RenderContext(cell=0)) == expected
 
 
-def test_raw_html_is_dropped_with_a_finding() -> None:
+def test_raw_html_is_converted_and_other_tags_keep_their_text() -> None:
     ctx = RenderContext(cell=4)
-    out = render_markdown("<script>alert(1)</script>\n\nText <b>bold</b>.", ctx)
-    assert "script" not in out and "<" not in out and "alert" not in out
-    assert out == "Text bold."
-    assert {f.code for f in ctx.findings} == {"MECH803"}
-    assert all(f.cell == 4 for f in ctx.findings)
+    out = render_markdown("<script>alert(1)</script>\n\nText <b>bold</b> <blink>on</blink> "
+                          "<marquee>off</marquee>.", ctx)
+    assert "script" not in out and "<" not in out and "alert" not in out  # JupyterLab hides it
+    assert out == "Text \\textbf{bold} on off."
+    [finding] = ctx.findings  # one per cell, naming both tags
+    assert finding.code == "MECH803" and finding.cell == 4
+    assert "<blink>, <marquee>" in finding.message and "text is kept" in finding.message
 
 
 def test_citations_and_labels_are_collected() -> None:

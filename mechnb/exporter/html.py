@@ -1,0 +1,297 @@
+"""HTML in markdown cells → LaTeX, as JupyterLab shows it: the common tags converted, the text of
+every other tag kept.
+
+JupyterLab renders a markdown cell's raw HTML (a ``<div>`` byline, a ``<p dir="rtl">`` paragraph,
+an ``<h1>`` title, a ``<table>``) as HTML. The converter follows the tags a paper's prose uses —
+``p div span center h1–h6 b strong i em u s del code kbd pre br hr a img ul ol li table tr td th
+sup sub blockquote`` and the ``align``/``dir``/``text-align`` of a block — and keeps the text of
+any other tag (its formatting is lost, one finding per cell names the tags). What JupyterLab does
+not show (``<script>``, ``<style>``, comments) is left out, as there. Text is escaped
+(``escape_latex``): nothing of the HTML reaches TeX as a command.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from html.parser import HTMLParser
+
+from ..lazyre import lazy
+from ..tex.escape import escape_latex, escape_url
+
+INLINE_TAGS: dict[str, tuple[str, str]] = {
+    "b": ("\\textbf{", "}"), "strong": ("\\textbf{", "}"),
+    "i": ("\\emph{", "}"), "em": ("\\emph{", "}"), "cite": ("\\emph{", "}"),
+    "var": ("\\emph{", "}"), "dfn": ("\\emph{", "}"),
+    "code": ("\\texttt{", "}"), "tt": ("\\texttt{", "}"), "kbd": ("\\texttt{", "}"),
+    "samp": ("\\texttt{", "}"),
+    "u": ("\\underline{", "}"), "ins": ("\\underline{", "}"),
+    "s": ("\\mechstrike{", "}"), "del": ("\\mechstrike{", "}"), "strike": ("\\mechstrike{", "}"),
+    "sup": ("\\ensuremath{^{\\text{", "}}}"), "sub": ("\\ensuremath{_{\\text{", "}}}"),
+    "span": ("{", "}"), "font": ("{", "}"), "small": ("{", "}"), "big": ("{", "}"),
+    "mark": ("{", "}"), "abbr": ("{", "}"), "label": ("{", "}"), "q": ("``", "''"),
+    "nobr": ("{", "}"), "bdi": ("{", "}"), "bdo": ("{", "}"), "time": ("{", "}"),
+}
+"""Inline tags: LaTeX around their content (balanced: a closer is written for every opener)."""
+
+BLOCK_TAGS = frozenset({
+    "p", "div", "center", "section", "article", "header", "footer", "main", "nav", "aside",
+    "figure", "figcaption", "details", "summary", "dl", "dt", "dd", "address", "blockquote",
+    "body", "html", "caption"})
+"""Tags that make a paragraph of their content."""
+
+SILENT_TAGS = frozenset({"script", "style", "head", "title", "meta", "link", "noscript",
+                         "template"})
+"""Tags whose content JupyterLab does not show: left out, without a finding."""
+
+VOID_TAGS = frozenset({"br", "hr", "img", "wbr", "meta", "link", "input", "source", "col",
+                       "area", "base", "embed", "param", "track"})
+
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_SPACE_RE = lazy(r"[ \t\r\n\f]+")
+_TAG_RE = lazy(r"<\s*(/?)\s*([A-Za-z][A-Za-z0-9-]*)([^>]*?)(/?)\s*>", re.S)
+_WEB_LINK_RE = lazy(r"(?i)^(?:https?|ftp|mailto):")
+
+
+def _alignment(tag: str, attrs: dict[str, str]) -> str | None:
+    """``center``/``flushright``/``flushleft`` for a block's alignment or direction, else None."""
+    style = attrs.get("style", "").replace(" ", "").lower()
+    align = attrs.get("align", "").lower()
+    if tag == "center" or align == "center" or "text-align:center" in style:
+        return "center"
+    if (align == "right" or "text-align:right" in style or attrs.get("dir", "").lower() == "rtl"
+            or "direction:rtl" in style):
+        return "flushright"
+    return None
+
+
+class _Converter(HTMLParser):
+    def __init__(self, heading: Callable[[int, str], str],
+                 image: Callable[[str], str | None]) -> None:
+        super().__init__(convert_charrefs=True)
+        self.heading = heading
+        self.image = image
+        self.out: list[str] = []
+        self.stack: list[tuple[str, str]] = []
+        """Open tags and the LaTeX that closes each."""
+        self.unknown: set[str] = set()
+        self.silent = 0
+        self.pre: list[str] | None = None
+        self.buffers: list[list[str]] = []
+        """Captures: a heading's or a table cell's text, written when the tag closes."""
+        self.tables: list[list[list[str]]] = []
+        self.lists: list[int] = []
+        """Items seen in each open list (a list without items writes no environment)."""
+
+    # ---- output
+
+    def write(self, text: str) -> None:
+        (self.buffers[-1] if self.buffers else self.out).append(text)
+
+    def par(self) -> None:
+        if self.buffers:
+            self.write(" ")
+        else:
+            self.out.append("\n\n")
+
+    # ---- parser callbacks
+
+    def handle_starttag(self, tag: str, attrs_list: list[tuple[str, str | None]]) -> None:
+        attrs = {k.lower(): v or "" for k, v in attrs_list}
+        if self.silent or self.pre is not None:
+            if tag in SILENT_TAGS:
+                self.silent += 1
+            return
+        if tag in SILENT_TAGS:
+            self.silent += 1
+        elif tag == "pre":
+            self.pre = []
+        elif tag in INLINE_TAGS:
+            opener, closer = INLINE_TAGS[tag]
+            self.write(opener)
+            self.stack.append((tag, closer))
+        elif tag == "a":
+            href = attrs.get("href", "")
+            if _WEB_LINK_RE.match(href):
+                self.write("\\href{" + escape_url(href) + "}{")
+            else:
+                self.write("{")
+            self.stack.append((tag, "}"))
+        elif tag in BLOCK_TAGS:
+            self.par()
+            align = None if self.buffers else _alignment(tag, attrs)
+            if tag == "blockquote" and not self.buffers:
+                align = "quote"
+            if align:
+                self.write("\\begin{" + align + "}\n")
+            self.stack.append((tag, ("\n\\end{" + align + "}") if align else ""))
+        elif tag in _HEADINGS:
+            self.par()
+            self.buffers.append([])
+            self.stack.append((tag, ""))
+        elif tag in ("ul", "ol") and not self.buffers:
+            self.par()
+            self.lists.append(0)
+            self.out.append("\\begin{" + ("itemize" if tag == "ul" else "enumerate") + "}\n")
+            self.stack.append((tag, "\n\\end{" + ("itemize" if tag == "ul" else "enumerate")
+                               + "}"))
+        elif tag == "li" and self.lists and not self.buffers:
+            self.lists[-1] += 1
+            self.out.append("\n\\item ")
+            self.stack.append((tag, ""))
+        elif tag == "table" and not self.tables:
+            self.par()
+            self.tables.append([])
+            self.stack.append((tag, ""))
+        elif tag == "tr" and self.tables and not self.buffers:
+            self.tables[-1].append([])
+            self.stack.append((tag, ""))
+        elif tag in ("td", "th") and self.tables and not self.buffers:
+            if not self.tables[-1]:
+                self.tables[-1].append([])
+            self.buffers.append(["\\textbf{"] if tag == "th" else [])
+            self.stack.append((tag, "}" if tag == "th" else ""))
+        elif tag == "br":
+            self.write(" " if self.buffers else "\\newline{}\n" if self._in_line() else "")
+        elif tag == "hr":
+            if not self.buffers:
+                self.out.append("\n\n\\par\\noindent\\rule{\\linewidth}{0.4pt}\\par\n\n")
+        elif tag == "img":
+            path = self.image(attrs.get("src", ""))
+            if path is not None:
+                self.write("\\includegraphics[width=0.8\\linewidth,height=0.3\\textheight,"
+                           "keepaspectratio]{" + path + "}")
+        elif tag in ("thead", "tbody", "tfoot", "colgroup", "col", "ul", "ol", "li", "table",
+                     "tr", "td", "th", "wbr"):
+            pass  # structure inside a table cell or a heading: its text is kept
+        else:
+            self.unknown.add(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID_TAGS:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in SILENT_TAGS and self.silent:
+            self.silent -= 1
+            return
+        if self.silent:
+            return
+        if tag == "pre" and self.pre is not None:
+            from .context import verbatim
+
+            text, self.pre = "".join(self.pre), None
+            if self.buffers:
+                self.write("\\texttt{" + escape_latex(" ".join(text.split())) + "}")
+            else:
+                self.out.append("\n\n" + verbatim(text) + "\n\n")
+            return
+        if self.pre is not None or tag in VOID_TAGS:
+            return
+        if not any(t == tag for t, _ in self.stack):
+            return  # a closer without its opener: ignored, as browsers do
+        while self.stack:
+            open_tag, closer = self.stack.pop()
+            self._close(open_tag, closer)
+            if open_tag == tag:
+                break
+
+    def _close(self, tag: str, closer: str) -> None:
+        if tag in _HEADINGS:
+            text = "".join(self.buffers.pop()).strip()
+            if text:
+                self.out.append(self.heading(int(tag[1]), text) + "\n\n")
+        elif tag in ("td", "th"):
+            cell = "".join(self.buffers.pop()) + closer
+            self.tables[-1][-1].append(" ".join(cell.split()))
+        elif tag in ("ul", "ol"):
+            items = self.lists.pop()
+            if items:
+                self.out.append(closer)
+            else:  # no item: no environment (LaTeX stops at an empty list)
+                for k in range(len(self.out) - 1, -1, -1):
+                    if self.out[k].startswith("\\begin{itemize}") or \
+                            self.out[k].startswith("\\begin{enumerate}"):
+                        del self.out[k]
+                        break
+            self.out.append("\n\n")
+        elif tag == "table":
+            self.out.append(_tabular(self.tables.pop()))
+        elif tag in BLOCK_TAGS:
+            self.write(closer)
+            self.par()
+        elif tag not in ("tr", "li"):
+            self.write(closer)
+
+    def handle_data(self, data: str) -> None:
+        if self.silent:
+            return
+        if self.pre is not None:
+            self.pre.append(data)
+            return
+        text = _SPACE_RE.sub(" ", data)
+        if not text.strip() and not self._in_line():
+            return
+        if self.tables and not self.buffers:
+            return  # text between cells (whitespace, stray words) is not part of the table
+        self.write(escape_latex(text))
+
+    def handle_comment(self, data: str) -> None:
+        pass
+
+    def _in_line(self) -> bool:
+        """Whether text was written since the last paragraph break."""
+        for piece in reversed(self.buffers[-1] if self.buffers else self.out):
+            if piece.strip():
+                return not piece.endswith(("\n\n", "}\n", "\\item "))
+            if "\n\n" in piece:
+                return False
+        return False
+
+    def result(self) -> str:
+        while self.stack:
+            tag, closer = self.stack.pop()
+            self._close(tag, closer)
+        while self.buffers:
+            self.out.append("".join(self.buffers.pop()))
+        text = "".join(self.out)
+        text = re.sub(r"[ \t]*\n[ \t]*\n\s*", "\n\n", text)
+        text = re.sub(r"(\\begin\{(?:center|flushright|quote)\}\n)\s*(\n\\end\{"
+                      r"(?:center|flushright|quote)\})", "", text)
+        return text.strip()
+
+
+def _tabular(rows: list[list[str]]) -> str:
+    rows = [r for r in rows if r]
+    if not rows:
+        return ""
+    width = max(len(r) for r in rows)
+    lines = ["\n\n\\begin{center}", "\\begin{tabular}{" + "l" * width + "}", "\\toprule"]
+    for row in rows:
+        lines.append(" & ".join(row + [""] * (width - len(row))) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}", "\\end{center}\n\n"]
+    return "\n".join(lines)
+
+
+def html_to_latex(html: str, heading: Callable[[int, str], str],
+                  image: Callable[[str], str | None]) -> tuple[str, set[str]]:
+    """(LaTeX of an HTML block, the tags whose formatting was not converted).
+
+    ``heading(level, latex)`` writes an ``<h1>``–``<h6>``; ``image(src)`` stores an ``<img>``
+    and returns its path in the build folder, or ``None`` (with its own finding)."""
+    converter = _Converter(heading, image)
+    converter.feed(html)
+    converter.close()
+    return converter.result(), converter.unknown
+
+
+def inline_tag(html: str) -> tuple[str, str, dict[str, str]] | None:
+    """``(name, "open"|"close"|"void", attributes)`` of one inline HTML tag, or ``None``."""
+    m = _TAG_RE.fullmatch(html.strip())
+    if m is None:
+        return None
+    kind = "close" if m.group(1) else "void" if m.group(4) else "open"
+    attrs = dict((k.lower(), v or w) for k, v, w in re.findall(
+        r"([A-Za-z-]+)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')", m.group(3)))
+    return m.group(2).lower(), kind, attrs

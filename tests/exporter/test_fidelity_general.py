@@ -1,0 +1,182 @@
+"""What JupyterLab renders, the PDF prints (issue 34): the font plan for every script, MathJax's
+bare environments, HTML in markdown, and the messages after an engine fallback.
+
+Small hand-written fixtures; the two compiles check the PDF's text with pdftotext."""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from mechnb.exporter.api import render
+from mechnb.exporter.context import RenderContext
+from mechnb.exporter.markdown import render_markdown
+from mechnb.exporter.outputs import kernel_latex
+from mechnb.notebook import paper_from_dict
+from mechnb.tex.fontplan import font_plan, plan_preamble
+
+from .conftest import export_pdf_text, markdown_notebook, needs_tex
+
+SCRIPTS = {  # one short line per script family, written for this test
+    "Cyrillic": "Модель учится быстро",
+    "Greek": "Το μοντέλο μαθαίνει",
+    "Hebrew": "המודל לומד",
+    "Arabic": "النموذج يتعلم",
+    "Devanagari": "मॉडल सीखता",
+    "Thai": "โมเดลเรียนรู้",
+}
+EMOJI = "\U0001F680"
+
+
+def _letters(text: str) -> str:
+    """``text`` as pdftotext's order can be compared: Arabic's presentation forms folded
+    (NFKC), combining marks and vowel signs left out (reported in visual order, after a
+    base or a full stop)."""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text)
+                   if not unicodedata.category(ch).startswith("M"))
+
+
+def _fonts_for(text: str) -> bool:
+    plan = font_plan(text)
+    return bool(plan.families) and not plan.missing
+
+
+# --------------------------------------------------------------------------- the font plan
+
+
+def test_the_plan_gives_each_script_an_installed_font_and_latin_stays() -> None:
+    plan = font_plan("plain Latin, café naïve — “quotes”")
+    assert plan.families == () and plan.missing == ""
+    if not _fonts_for("".join(SCRIPTS.values()) + EMOJI):
+        pytest.skip("the Noto/Symbola fonts of `make tex` are not installed")
+    plan = font_plan("".join(SCRIPTS.values()) + EMOJI)
+    placed = "".join(chars for _, chars in plan.families)
+    assert all(ch in placed for text in SCRIPTS.values() for ch in text if ch.isalpha())
+    assert EMOJI in placed
+    preamble = plan_preamble(plan)
+    assert "\\ifXeTeX" in preamble and "Script=Arabic" in preamble
+    assert "\\XeTeXinterchartoks" in preamble
+
+
+def test_a_character_in_no_font_is_one_finding_per_cell_naming_its_script() -> None:
+    nb = markdown_notebook("Intro.", "Melts \U0001FAE0 and \U0001FAE0 again.", engine="xelatex")
+    if font_plan("\U0001FAE0").missing != "\U0001FAE0":
+        pytest.skip("a font here has U+1FAE0")
+    result = render(paper_from_dict(nb))
+    [finding] = [f for f in result.findings if f.code == "MECH835"]
+    assert finding.cell == 1 and finding.severity.value == "warning"
+    assert "symbols/emoji" in finding.message and "\U0001FAE0" in finding.message
+
+
+@pytest.mark.tex
+@needs_tex()
+def test_every_script_is_printed(tmp_path: Path) -> None:
+    if not _fonts_for("".join(SCRIPTS.values()) + EMOJI):
+        pytest.skip("the Noto/Symbola fonts of `make tex` are not installed")
+    cells = [f"{name}: {text}." for name, text in SCRIPTS.items()]
+    cells.append(f"Launch {EMOJI} and **жирный** and `код`.")
+    err, text = export_pdf_text(tmp_path, "scripts", markdown_notebook("# Scripts", *cells))
+    seen = _letters(text)
+    for name, line in SCRIPTS.items():
+        for word in line.split():
+            assert _letters(word) in seen, (name, word)
+    assert EMOJI in text and "жирный" in text and "код" in text
+    assert "MECH821" not in err and "MECH835" not in err  # nothing lost
+    assert "pdfLaTeX cannot typeset" not in err  # the paper compiled with XeLaTeX
+    assert " error pdflatex-unsupported-character" not in err
+
+
+def test_after_the_fallback_unsupported_characters_are_warnings_for_arxiv() -> None:
+    nb = markdown_notebook("Hebrew: " + SCRIPTS["Hebrew"])
+    fallen = render(paper_from_dict(nb))
+    assert fallen.engine == "xelatex"
+    said = [f for f in fallen.findings if f.code == "MECH825"]
+    assert said and all(f.severity.value == "warning" for f in said)
+    assert all("arXiv's pdfLaTeX would" in f.message and "cannot typeset" not in f.message
+               for f in said)
+    chosen = render(paper_from_dict(markdown_notebook("Hebrew: " + SCRIPTS["Hebrew"],
+                                                      engine="pdflatex")))
+    assert chosen.engine == "pdflatex"
+    assert {f.severity.value for f in chosen.findings if f.code == "MECH825"} == {"error"}
+
+
+def test_a_greek_word_is_text_and_a_lone_greek_letter_a_symbol() -> None:
+    from mechnb.tex.escape import escape_latex
+
+    assert escape_latex("Καλημέρα, the α value") == "Καλημέρα, the {\\ensuremath{\\alpha}} value"
+    assert escape_latex("Привет") == "Привет"  # no T2A commands an encoding lacks
+
+
+# --------------------------------------------------------------------------- MathJax semantics
+
+
+def test_bare_environments_are_display_math() -> None:
+    ctx = RenderContext(cell=0)
+    out = render_markdown("A matrix:\n\n\\begin{bmatrix}1 & 2\\\\ 3 & 4\\end{bmatrix}\n\n"
+                          "Cases:\n\\begin{cases} x & x>0 \\\\ 0 & \\text{else}\\end{cases}\n\n"
+                          "\\begin{align}a &= b\\end{align}", ctx)
+    assert "\\[\\begin{bmatrix}1 & 2\\\\ 3 & 4\\end{bmatrix}\\]" in out
+    assert "\\[\\begin{cases}" in out and "\\end{cases}\\]" in out
+    assert "\\begin{align}a &= b\\end{align}" in out and "\\[\\begin{align}" not in out
+    assert kernel_latex("\\begin{pmatrix}1\\\\2\\end{pmatrix}") == \
+        "\\[\\begin{pmatrix}1\\\\2\\end{pmatrix}\\]"
+    assert kernel_latex("$x$ and \\begin{pmatrix}1\\end{pmatrix}") == \
+        "$x$ and \\begin{pmatrix}1\\end{pmatrix}"  # not one bare environment: as written
+
+
+def test_inline_math_spanning_lines_stays_one_formula() -> None:
+    ctx = RenderContext(cell=0)
+    out = render_markdown("Gradient $g =\n\\begin{pmatrix} a \\\\ b\\end{pmatrix}\n$ here.", ctx)
+    assert "$g =\n\\begin{pmatrix} a \\\\ b\\end{pmatrix}\n$" in out
+    split = render_markdown("So $a = \\begin{split} b \\\\\n&= c\\end{split}$ holds.", ctx)
+    assert "\\[a = \\begin{split} b \\\\\n&= c\\end{split}\\]" in split  # display only
+
+
+# --------------------------------------------------------------------------- HTML in markdown
+
+HTML = """<h2 align="center">A titled part</h2>
+<div class="alert alert-info"><b>Note:</b> see <a href="https://example.org">the site</a>.<br>
+x<sup>2</sup> and H<sub>2</sub>O</div>
+
+<p dir="rtl">טקסט מימין לשמאל</p>
+
+<table><tr><th>Name</th><th>Value</th></tr><tr><td>rate</td><td>3 &amp; 4</td></tr></table>
+
+<ul><li>first point</li><li>second <i>point</i></li></ul>
+
+Inline <strong>strong</strong> and <blink>kept text</blink>.
+
+<br/><br/>"""
+
+
+def test_html_blocks_are_converted_and_keep_their_text() -> None:
+    ctx = RenderContext(cell=3)
+    out = render_markdown(HTML, ctx)
+    assert "\\subsection{A titled part}" in out
+    assert "\\textbf{Note:} see \\href{https://example.org}{the site}.\\newline{}" in out
+    assert "x\\ensuremath{^{\\text{2}}}" in out and "H\\ensuremath{_{\\text{2}}}O" in out
+    assert "\\begin{flushright}\nטקסט מימין לשמאל\n\\end{flushright}" in out
+    assert "\\textbf{Name} & \\textbf{Value} \\\\" in out and "rate & 3 \\& 4 \\\\" in out
+    assert "\\item first point" in out and "\\item second \\emph{point}" in out
+    assert "Inline \\textbf{strong} and kept text." in out
+    assert "<" not in out
+    [finding] = ctx.findings
+    assert finding.code == "MECH803" and finding.cell == 3 and "<blink>" in finding.message
+
+
+@pytest.mark.tex
+@needs_tex()
+def test_math_and_html_compile_with_their_text(tmp_path: Path) -> None:
+    nb = markdown_notebook(
+        "# Fidelity", HTML.replace("<p dir=\"rtl\">טקסט מימין לשמאל</p>", ""),
+        "A matrix:\n\n\\begin{bmatrix}11 & 12\\\\ 13 & 14\\end{bmatrix}\n\nafter it.",
+        "Gradient $g =\n\\begin{pmatrix} a \\\\ b\\end{pmatrix}\n$ here.",
+        "So $a = \\begin{split} b \\\\\n&= c\\end{split}$ holds.")
+    err, text = export_pdf_text(tmp_path, "fidelity", nb)
+    for phrase in ("A titled part", "the site", "first point", "kept text", "rate", "Value",
+                   "after it.", "here.", "holds."):
+        assert phrase in text, phrase
+    assert "11" in text and "14" in text
+    assert "MECH834" not in err  # no formula had to be printed as code
