@@ -9,8 +9,9 @@ STAMP := $(VENV)/.mechnb-installed
 # texlive-luatex: luaotfload, which fontspec needs under --engine lualatex; fonts-noto-cjk: Korean and
 # Japanese text (Hangul, kana), which the Chinese fonts lack; texlive-bibtex-extra: gbt7714, the
 # GB/T 7714 numerical references of Chinese papers; texlive-science, -publishers, -plain-generic
-# (54 MB): algorithm/algorithmic/algpseudocode, siunitx, llncs, ulem, soul, the packages ML and
-# theory papers load most that TeX Live's base lacks (measured for issue 35).
+# (54 MB) and tex-gyre (6 MB): algorithm/algorithmic/algpseudocode, siunitx, llncs, ulem, soul,
+# tgpagella/tgtermes, the packages ML and theory papers load most that TeX Live's base lacks
+# (measured for issue 35).
 TEX_PACKAGES := texlive-xetex texlive-luatex texlive-latex-recommended texlive-latex-extra \
 	texlive-lang-chinese texlive-fonts-recommended latexmk lmodern latex-cjk-chinese fonts-noto-cjk \
 	latex-cjk-chinese-arphic-gbsn00lp latex-cjk-chinese-arphic-gkai00mp poppler-utils \
@@ -48,7 +49,7 @@ tex:
 	@if ! command -v xelatex >/dev/null || ! command -v latexmk >/dev/null || ! command -v pdftotext >/dev/null \
 		|| ! command -v lualatex >/dev/null \
 		|| ! kpsewhich ctexart.cls lmodern.sty CJKutf8.sty c70gbsn.fd c70gkai.fd luaotfload.sty fvextra.sty gbt7714.sty \
-			algorithm.sty siunitx.sty llncs.cls ulem.sty >/dev/null \
+			algorithm.sty siunitx.sty llncs.cls ulem.sty tgpagella.sty >/dev/null \
 		|| ! fc-list "Noto Serif CJK KR" family | grep -q Noto \
 		|| ! fc-list "Noto Serif Hebrew" family | grep -q Noto || ! fc-list Symbola family | grep -q Symbola; then \
 		echo "Installing TeX Live from Debian packages..."; \
