@@ -16,7 +16,7 @@ TEX_PACKAGES := texlive-xetex texlive-luatex texlive-latex-recommended texlive-l
 	texlive-lang-chinese texlive-fonts-recommended latexmk lmodern latex-cjk-chinese fonts-noto-cjk \
 	latex-cjk-chinese-arphic-gbsn00lp latex-cjk-chinese-arphic-gkai00mp poppler-utils \
 	texlive-bibtex-extra texlive-science texlive-publishers texlive-plain-generic \
-	fonts-noto-core fonts-noto-mono fonts-symbola
+	fonts-noto-core fonts-noto-mono fonts-symbola tex-gyre
 APT_GET := DEBIAN_FRONTEND=noninteractive apt-get
 EXAMPLE := notebooks/example_paper.ipynb
 EXAMPLE_ZH := notebooks/example_paper_zh.ipynb
