@@ -184,8 +184,9 @@ def _plan_images(paper: LatexPaper, folder: Path) -> dict[Path, bytes]:
             if not name or "\x00" in name or rel.is_absolute() or ".." in rel.parts:
                 continue  # the TeX gate refuses it (MECH022)
             found = _image_file(base, name)
-            if found is None:
-                continue
+            if found is None or found.lower().endswith(".eps"):
+                continue  # pdfLaTeX and XeLaTeX read no .eps without shell escape: not copied,
+                # so the export stops on the same missing figure as the source (named there)
             _path, data, why = read_in_paper(base, found)
             if data is None:
                 paper.problems.append(Problem("file-refused", f"the figure {found} {why}; it is "
@@ -298,7 +299,8 @@ def _plan_local_files(paper: LatexPaper, folder: Path, style: dict[str, Any] | N
     if cls is not None:
         wanted.append(cls[0] + ".cls")
     wanted += [name + ".sty" for name, _opts in paper.packages]
-    wanted += [name + ".bst" for name in _bibliography_styles(paper)]
+    if style is not None and style.get("bibliography_style"):  # the one the export uses
+        wanted.append(style["bibliography_style"] + ".bst")
     managed = set()
     if style is not None and style.get("package"):
         managed.add(style["package"] + ".sty")
@@ -367,6 +369,70 @@ def _relative(path: Path, base: Path) -> str | None:
         return None
 
 
+DEBIAN_PACKAGE = {
+    **dict.fromkeys(("bbm.sty", "dsfont.sty", "newtxmath.sty", "newtxtext.sty", "libertine.sty",
+                     "inconsolata.sty", "zi4.sty", "fontawesome.sty", "fontawesome5.sty",
+                     "mathabx.sty", "bbding.sty"), "texlive-fonts-extra"),
+    **dict.fromkeys(("algorithm.sty", "algorithmic.sty", "algpseudocode.sty", "algorithmicx.sty",
+                     "algorithm2e.sty", "siunitx.sty", "stmaryrd.sty", "nicematrix.sty",
+                     "apxproof.sty", "pythonhighlight.sty"), "texlive-science"),
+    **dict.fromkeys(("llncs.cls", "IEEEtran.cls", "acmart.cls", "revtex4-2.cls",
+                     "elsarticle.cls", "thuthesis.cls"), "texlive-publishers"),
+    **dict.fromkeys(("ulem.sty", "soul.sty", "nth.sty"), "texlive-plain-generic"),
+    **dict.fromkeys(("tgpagella.sty", "tgtermes.sty", "tgheros.sty"), "tex-gyre"),
+}
+"""The Debian package that has a TeX file papers load and a base TeX Live lacks (the files the
+shared corpus and fresh papers load, looked up with ``dpkg -c`` of each package; the
+texlive-fonts-extra ones, 508 MB, by its TeX Live package names, not downloaded). ``make tex``
+installs all of them but texlive-fonts-extra."""
+
+
+def missing_packages(paper: LatexPaper) -> list[Problem]:
+    """The class and packages of the preamble that are neither next to the paper nor in TeX
+    Live here: each a problem naming the file and the Debian package that has it."""
+    base = paper.source.main.parent
+    wanted: list[tuple[str, str]] = []
+    if paper.document_class is not None:
+        wanted.append(("documentclass", paper.document_class[0] + ".cls"))
+    wanted += [("usepackage", name + ".sty") for name, _opts in paper.packages]
+    wanted = [(cmd, name) for cmd, name in dict.fromkeys(wanted)
+              if re.fullmatch(r"[\w.-]+", name) and not os.path.lexists(base / name)]
+    found = texlive_files([name for _cmd, name in wanted])
+    out = []
+    text = paper.source.text[:paper.body_start]
+    for command, name in wanted:
+        if name in found:
+            continue
+        stem = name.rsplit(".", 1)[0]
+        m = re.search(r"\\" + command + r"\s*(?:\[[^\]]*\])?\s*\{[^{}]*\b" + re.escape(stem)
+                      + r"\b", text)
+        debian = DEBIAN_PACKAGE.get(name)
+        where = (f"Debian's {debian} has it (apt-get install {debian})" if debian else
+                 "copy it next to the paper")
+        out.append(Problem("input-not-found", f"\\{command}{{{stem}}}: {name} is neither next "
+                           f"to the paper nor in this TeX Live; {where} — TeX stops there, for "
+                           "the source as for the export", m.start() if m else None))
+    return out
+
+
+def texlive_files(names: list[str]) -> set[str]:
+    """Which of ``names`` TeX Live has (one ``kpsewhich`` from an empty folder)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    exe = shutil.which("kpsewhich")
+    if exe is None or not names:
+        return set()
+    with tempfile.TemporaryDirectory() as empty:
+        try:
+            proc = subprocess.run([exe, *names], capture_output=True, text=True, timeout=60,
+                                  check=False, stdin=subprocess.DEVNULL, cwd=empty)
+        except (OSError, subprocess.SubprocessError):
+            return set(names)  # unknown: say nothing
+    return {Path(line.strip()).name for line in proc.stdout.splitlines() if line.strip()}
+
+
 _BIBSTYLE = re.compile(r"\\bibliographystyle\s*\{([^{}]*)\}")
 
 
@@ -405,8 +471,31 @@ def paper_style(paper: LatexPaper) -> dict[str, Any] | None:
         style.update(venue)
     for name in _bibliography_styles(paper)[:1]:
         if re.fullmatch(r"[\w-]+", name) and usable(name + ".bst"):
-            style["bibliography_style"] = name
+            refusal = _refused_file(base, name + ".bst")
+            if refusal is None:
+                style["bibliography_style"] = name
+            else:  # the references' look is not worth a refused paper: mechnb's style prints them
+                paper.problems.append(Problem("file-refused", f"the bibliography style "
+                                              f"{name}.bst has TeX the gate refuses ({refusal}); "
+                                              "the notebook's references use mechnb's style "
+                                              "(plainnat) instead"))
     return style or None
+
+
+def _refused_file(base: Path, name: str) -> str | None:
+    """What the TeX gate refuses in the paper's own file ``name`` (the first place), if any."""
+    from ..tex.gate import judge_document
+
+    if not os.path.lexists(base / name):
+        return None  # TeX Live's copy: not judged
+    _path, data, _why = read_in_paper(base, name)
+    if data is None:
+        return "it cannot be read safely"
+    verdict = judge_document("", [], {name: data})
+    if not verdict.refused:
+        return None
+    first = verdict.refused[0]
+    return f"`{first.snippet}` {first.reason}"
 
 
 def import_latex(source: str | Path, output: str | Path | None = None, *,
@@ -431,6 +520,7 @@ def import_latex(source: str | Path, output: str | Path | None = None, *,
     stem = out.stem
     bib_name, writes = _plan_bibliography(paper, folder, stem)
     writes.update(_plan_images(paper, folder))
+    paper.problems.extend(missing_packages(paper))
     template = template_text(paper)
     template_name = f"{stem}.template.tex"
     writes[folder / template_name] = template.encode("utf-8")

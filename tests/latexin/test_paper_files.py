@@ -189,3 +189,33 @@ def test_a_coauthors_edit_comes_back_exactly(kind: str, imported: tuple[Path, di
         thm = next(c for c in cells if c["metadata"].get("mechnb", {}).get("label") ==
                    "thm:order")
         assert thm["metadata"]["mechnb"]["title"] == "Order of formation"
+
+
+@pytest.mark.skipif(not shutil.which("kpsewhich"), reason="TeX Live (kpsewhich) not installed")
+def test_a_missing_package_names_the_debian_package_and_a_refused_bst_gives_way(
+        tmp_path: Path) -> None:
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "main.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{amsmath}\n\\usepackage{nosuchpackage}\n"
+        "\\begin{document}\nText \\citep{k}.\n\\bibliographystyle{venuebib}\n"
+        "\\bibliography{refs}\n\\end{document}\n", encoding="utf-8")
+    (paper / "refs.bib").write_text("@misc{k, title={T}, year={2020}}\n", encoding="utf-8")
+    # a BibTeX style whose output builds command names: the gate refuses it
+    (paper / "venuebib.bst").write_text(
+        'FUNCTION {begin.bib}\n{ "\\csname url\\endcsname" write$ newline$ }\n',
+        encoding="utf-8")
+    result = import_latex(paper / "main.tex", tmp_path / "nb" / "p.ipynb")
+    missing = [f for f in result.findings if f.code == "MECH870"]
+    assert len(missing) == 1 and missing[0].line == 3
+    assert "nosuchpackage.sty is neither next to the paper nor in this TeX Live" in \
+        missing[0].message
+    meta = result.imported.notebook["metadata"]["mechnb"]
+    assert "bibliography_style" not in meta.get("style", {})
+    assert not (tmp_path / "nb" / "venuebib.bst").exists()  # not copied, not judged
+    assert any(f.code == "MECH874" and "venuebib.bst has TeX the gate refuses" in f.message
+               for f in result.findings)
+    from mechnb.latexin.importer import DEBIAN_PACKAGE
+
+    assert DEBIAN_PACKAGE["bbm.sty"] == "texlive-fonts-extra"
+    assert DEBIAN_PACKAGE["algorithm.sty"] == "texlive-science"
