@@ -168,3 +168,15 @@ def test_without_a_notebook_file_the_entries_are_shown_not_written(tmp_path: Pat
     assert update.path is None and "@misc{hanna2024faith," in repr(update)
     (cell, _note) = lens_cells("faithfulness", cite=None)
     assert "\\citep" not in cell.source
+
+
+def test_a_bibliography_outside_the_notebook_folder_is_never_written(tmp_path: Path) -> None:
+    folder = tmp_path / "paper"
+    folder.mkdir()
+    notebook = _notebook(folder, bibliography="../outside.bib")
+    lens = get_lens("associative-memory")
+    assert lens is not None
+    update = add_references(notebook, [lens])
+    assert update.path is None and "outside the notebook's folder" in update.problem
+    assert not (tmp_path / "outside.bib").exists()
+    assert bib_keys_from_text(update.bibtex) == set(lens.cite_keys())
