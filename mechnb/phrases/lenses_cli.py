@@ -48,7 +48,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import json
 
     from .index import fold
-    from .lenscell import get_lens, lens_bibtex, unknown_lens_message
+    from .lenscell import get_lens, lens_bibtex, suggest_lens_ids, unknown_lens_message
     from .library import load_library
 
     if args.kind:
@@ -92,6 +92,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                       + "".join(_reference_line(r, lang) for r in lens.references)
                       + f"  {'cell' if lang == 'en' else '单元格'}: %mech lens --kind {lens.id}\n")
     if not found:
-        err.write(f"mechnb lenses: no lens matches {' '.join(args.query)!r}; "
+        near = suggest_lens_ids(" ".join(args.query)) if args.query and not args.kind else []
+        hint = f"did you mean {' or '.join(near)}? " if near else ""
+        err.write(f"mechnb lenses: no lens matches {' '.join(args.query)!r}; {hint}"
                   "`mechnb lenses` lists them all\n")
     return 0 if found else 1

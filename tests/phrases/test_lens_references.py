@@ -106,6 +106,9 @@ def test_unknown_kind_suggests_the_nearest_ids(shell: Any) -> None:
     out, err = StringIO(), StringIO()
     assert main(["lenses", "--kind", "activation-patchin"], out, err) == 2
     assert "did you mean 'activation-patching'" in err.getvalue() and out.getvalue() == ""
+    err = StringIO()
+    assert main(["lenses", "superpositon"], out, err) == 1  # a query that matches nothing
+    assert "did you mean superposition?" in err.getvalue()
 
 
 def test_lenses_cli_shows_papers_pitfalls_and_bibtex() -> None:
