@@ -131,7 +131,7 @@ def test_lens_insertion_writes_missing_entries_and_the_export_resolves_them(
     bib = (tmp_path / "refs.bib").read_text("utf-8")
     assert bib.startswith(USER_ENTRY)  # the user's entry under the same key is untouched
     assert bib.count("{meng2022locating,") == 1
-    assert "@inproceedings{hase2023localization," in bib and "eprint = {2301.04213}" in bib
+    assert "@misc{hase2023localization," in bib and "eprint = {2301.04213}" in bib
     assert "added hase2023localization to refs.bib" in message
     assert "meng2022locating already in refs.bib (kept as is)" in message
     lens_cell, note = cells
