@@ -41,8 +41,11 @@ _NOTE = {
            "待所验证的命题有了标签后，用 `%mech validate {target} --kind {kind}` 插入该实验。"),
 }
 _PITFALLS = {"en": "**Known pitfalls.** {pitfalls}", "zh": "**常见陷阱。**{pitfalls}"}
-_REFERENCES = {"en": "**Canonical papers** (added to the bibliography): {refs}.",
-               "zh": "**经典文献**（已加入参考文献库）：{refs}。"}
+_REFERENCES = {"en": "**Canonical papers** (cited in the lens cell): {refs}.",
+               "zh": "**经典文献**（已在视角单元格中引用）：{refs}。"}
+_READING = {"en": "**Also worth reading** (no arXiv id or DOI, so not added to the bibliography): "
+                  "{refs}.",
+            "zh": "**延伸阅读**（没有 arXiv 编号或 DOI，未加入参考文献库）：{refs}。"}
 _CITES = {"en": "Canonical references: {cite}.", "zh": "经典文献：{cite}。"}
 
 
@@ -124,11 +127,15 @@ def lens_cells(lens_id: str, *, lang: str = "en", label: str | None = None,
                               target="thm:[main]", kind=lens.validation_kind)
     if lens.pitfalls:
         note += "\n\n" + _PITFALLS[lang].format(pitfalls=lens.pitfalls[lang])
+    sep = "; " if lang == "en" else "；"
     refs = [r for r in lens.references if r.key in keys]
     if refs:
-        sep = "; " if lang == "en" else "；"
         note += "\n\n" + _REFERENCES[lang].format(
             refs=sep.join(f"`{r.key}` — {r.short()}" for r in refs))
+    others = [r for r in lens.references if r.key not in keys]
+    if others:
+        note += "\n\n" + _READING[lang].format(
+            refs=sep.join(f"{r.short()}, {r.venue}" for r in others))
     return [lens_cell, CellSpec("markdown", note, role_metadata("note"))]
 
 

@@ -171,6 +171,9 @@ def test_without_a_notebook_file_the_entries_are_shown_not_written(tmp_path: Pat
     assert update.path is None and "@misc{hanna2024faith," in repr(update)
     (cell, _note) = lens_cells("faithfulness", cite=None)
     assert "\\citep" not in cell.source
+    (cell, note) = lens_cells("mechanistic-decomposition")
+    assert "\\citep{olsson2022induction}" in cell.source  # Distill's Zoom In has no id: read only
+    assert "Also worth reading" in note.source and "Olah et al. 2020, Zoom In" in note.source
 
 
 def test_a_bibliography_outside_the_notebook_folder_is_never_written(tmp_path: Path) -> None:
