@@ -255,11 +255,17 @@ def check_redefined(doc: Document, rule: Rule) -> Iterator[Finding]:
     found = _found(doc)
     for (cell, name), offsets in found.defined.items():
         how = found.defined_by[(cell, name)]
-        yield rule.at(doc, f"`\\{how}` of `\\{name}`, which LaTeX already defines: MathJax lets "
-                           f"the notebook redefine it, LaTeX stops (\"Command \\{name} already "
-                           f"defined\"); pick a new name, or write `\\renewcommand` if you mean "
-                           f"to replace it{_more(len(offsets) - 1)}", cell, offsets[0],
-                      labels=(name,))
+        if how.startswith("newcommand"):  # the export writes \renewcommand, as MathJax means it
+            message = (f"`\\{how}` of `\\{name}`, which LaTeX already defines: exported as "
+                       f"`\\renewcommand` (MathJax lets a definition replace the old meaning), "
+                       f"so LaTeX's `\\{name}` is gone in the whole paper, text included; pick "
+                       f"a new name to keep both")
+        else:
+            message = (f"`\\{how}` of `\\{name}`, which LaTeX already defines: MathJax lets "
+                       f"the notebook redefine it, LaTeX stops (\"Command \\{name} already "
+                       f"defined\"); pick a new name, or write `\\renewcommand` if you mean "
+                       f"to replace it")
+        yield rule.at(doc, message + _more(len(offsets) - 1), cell, offsets[0], labels=(name,))
 
 
 def _inner(name: str) -> str:

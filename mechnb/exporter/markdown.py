@@ -13,6 +13,7 @@ import base64
 import binascii
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote
@@ -73,8 +74,89 @@ _MACRO_MATH_RE = lazy(
 
 def _compatible(math: str, display: bool) -> str:
     """``math`` with the MathJax-compatibility rewrites made (``mechnb.tex.mathcompat``; the
-    checker reports each at its cell: MECH036, MECH038, MECH080)."""
-    return rewrite_math(math, display=display)[0] if "\\" in math or "$" in math else math
+    checker reports each at its cell: MECH036, MECH038, MECH039, MECH080)."""
+    if "\\" not in math and "$" not in math:
+        return math
+    return mathjax_redefinitions(rewrite_math(math, display=display)[0])
+
+
+_DEFINITION_HEAD_RE = lazy(r"\s*\\(?:(?:re)?newcommand\*?|providecommand\*?|"
+                           r"DeclareMathOperator\*?|def)(?![a-zA-Z])\s*")
+_DEFINED_NAME_RE = lazy(r"\{\s*\\[A-Za-z]+\s*\}|\\[A-Za-z]+|\\.")
+_OPTION_RE = lazy(r"\s*\[[^\]]*\]")
+_PARAMETERS_RE = lazy(r"[^{]*")
+
+
+def _group_end(text: str, start: int) -> int:
+    """The index after the ``{…}`` group opening at ``start`` (-1 if it never closes)."""
+    depth = 0
+    k = start
+    while k < len(text):
+        ch = text[k]
+        if ch == "\\":
+            k += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return k + 1
+        k += 1
+    return -1
+
+
+def leading_definitions(math: str) -> tuple[str, str]:
+    """(the definitions ``math`` starts with, the rest)."""
+    pos = 0
+    while True:
+        head = _DEFINITION_HEAD_RE.match(math, pos)
+        if head is None:
+            return math[:pos], math[pos:]
+        name = _DEFINED_NAME_RE.match(math, head.end())
+        if name is None:
+            return math[:pos], math[pos:]
+        k = name.end()
+        if "def" in head.group(0) and "Declare" not in head.group(0):
+            k = _PARAMETERS_RE.match(math, k).end()  # type: ignore[union-attr]
+        else:
+            while (option := _OPTION_RE.match(math, k)) is not None:
+                k = option.end()
+        while k < len(math) and math[k].isspace():
+            k += 1
+        if k >= len(math) or math[k] != "{":
+            return math[:pos], math[pos:]
+        end = _group_end(math, k)
+        if end < 0:
+            return math[:pos], math[pos:]
+        pos = end
+
+
+@cache
+def _latex_defined() -> frozenset[str]:
+    """Control words LaTeX already defines (``data/latex/defined-commands.txt``; the checker's
+    MECH039 reads the same list)."""
+    from importlib import resources
+
+    text = resources.files("mechnb").joinpath("data/latex/defined-commands.txt").read_text(
+        "utf-8")
+    return frozenset(word for line in text.splitlines() if not line.startswith("#")
+                     for word in line.split())
+
+
+_NEWCOMMAND_RE = lazy(r"\\newcommand\*?\s*(\{\s*)?\\([A-Za-z]+)(?(1)\s*\})")
+
+
+def mathjax_redefinitions(math: str) -> str:
+    """``\\newcommand`` of a name LaTeX already has (``\\v``, ``\\vec``, ``\\vector``…) as
+    ``\\renewcommand``: MathJax lets a definition replace the old meaning, LaTeX would stop
+    with "Command … already defined" (the list: ``data/latex/defined-commands.txt``)."""
+    if "newcommand" not in math:
+        return math
+    known = _latex_defined()
+    return _NEWCOMMAND_RE.sub(
+        lambda m: "\\renewcommand{\\" + m.group(2) + "}" if m.group(2) in known else m.group(0),
+        math)
 
 
 class LatexRenderer:
@@ -193,13 +275,14 @@ class LatexRenderer:
 
     def math_block(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
         token = tokens[i]
-        if self._hoist_macros(token.content):
+        math = self._hoist_macros(token.content)
+        if not math.strip():
             return "", i + 1, False
         label = token.info if token.type == "math_block_label" else None
-        self._note_labels(token.content)
+        self._note_labels(math)
         if label:
             self.ctx.labels.add(label)
-        return display_math(_compatible(token.content, True), label), i + 1, True
+        return display_math(_compatible(math, True), label), i + 1, True
 
     def amsmath(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
         """An environment outside ``$`` (MathJax typesets it where it stands): display math —
@@ -450,28 +533,35 @@ class LatexRenderer:
         return self.ctx.add_resource(_file_name(self.ctx.cell, name, ext), data)
 
     def math_inline(self, t: Token, siblings: Sequence[Token], k: int) -> str:
-        if self._hoist_macros(t.content):
+        math = self._hoist_macros(t.content)
+        if not math.strip():
             return ""
-        self._note_labels(t.content)
-        if _DISPLAY_ONLY_RE.search(t.content):
+        self._note_labels(math)
+        if _DISPLAY_ONLY_RE.search(math):
             # MathJax sets `$…\begin{split}…$` (or align, gather …) in the line; LaTeX allows
             # these environments in display math only: the formula becomes a display
-            return "\n" + display_math(_compatible(t.content, True).strip("\n")) + "\n"
-        return "$" + _compatible(t.content, False) + "$"
+            return "\n" + display_math(_compatible(math, True).strip("\n")) + "\n"
+        return "$" + _compatible(math, False) + "$"
 
     def display_in_text(self, t: Token) -> str:
-        if self._hoist_macros(t.content):
+        math = self._hoist_macros(t.content)
+        if not math.strip():
             return ""
-        self._note_labels(t.content)
-        return display_math(_compatible(t.content, True))
+        self._note_labels(math)
+        return display_math(_compatible(math, True))
 
-    def _hoist_macros(self, math: str) -> bool:
-        """Math that only defines macros (the Jupyter habit of ``$\\newcommand{\\R}{…}$``) goes
-        to the preamble unchanged: inside ``$…$`` TeX would forget the definition at once."""
+    def _hoist_macros(self, math: str) -> str:
+        """The definitions ``math`` starts with (the Jupyter habit of ``$\\newcommand{\\R}{…}$``)
+        go to the preamble: inside ``$…$`` TeX would forget them at once, MathJax keeps them
+        for every later formula. Returns the rest of the formula (``$$\\newcommand{\\d}{…}
+        \\int f \\d x$$`` keeps ``\\int f \\d x``), empty when it only defined macros."""
         if not _MACRO_MATH_RE.match(math):
-            return False
-        self.ctx.macros.append(math.strip())
-        return True
+            return math
+        definitions, rest = leading_definitions(math)
+        if not definitions.strip():
+            return math
+        self.ctx.macros.append(mathjax_redefinitions(definitions.strip()))
+        return rest
 
     def latex_ref(self, t: Token, siblings: Sequence[Token], k: int) -> str:
         command = t.meta["command"]

@@ -3,7 +3,8 @@
 ``fixtures/checker/mathjax/constructs.json`` lists the constructs each rule fires on and
 near misses it must not fire on. The ``tex`` tests compile every one of them with the real
 exporter (pdfLaTeX, the English default): MECH036/038 constructs are rewritten into valid LaTeX,
-MECH037 ones are printed as code at their cell (MECH834), MECH039 stops TeX at its cell; the
+MECH037 ones are printed as code at their cell (MECH834), MECH039's \\newcommand is exported as
+\\renewcommand and its \\DeclareMathOperator stops TeX at its cell; the
 accepted ones and the rules' ``passes`` fixtures must give a PDF.
 """
 
@@ -98,14 +99,18 @@ def test_the_rules_stay_linear_on_adversarial_input() -> None:
 def _assert_outcome(rule: str, markdown: str, result: Any) -> None:
     """What the export does with a construct of ``rule``: MECH036/038 are rewritten into valid
     LaTeX (a PDF, no formula printed as code); MECH037's commands make TeX stop, so the formula
-    is printed as code at its cell (MECH834) and the PDF builds; MECH039's redefinition sits in
-    the preamble, where nothing is rewritten: TeX stops, at the cell."""
+    is printed as code at its cell (MECH834) and the PDF builds; MECH039's ``\\newcommand`` is
+    exported as ``\\renewcommand`` (MathJax's meaning: the new definition replaces the old), a
+    ``\\DeclareMathOperator`` sits in the preamble, where nothing is rewritten: TeX stops, at
+    the cell."""
     said = [f.format("paper") for f in result.findings]
     as_code = [f.cell for f in result.findings if f.code == "MECH834"]
     if rule in ("MECH036", "MECH038"):
         assert result.pdf_path is not None and not as_code, (markdown, said)
     elif rule == "MECH037":
         assert result.pdf_path is not None and as_code == [1], (markdown, said)
+    elif "newcommand" in markdown:
+        assert result.pdf_path is not None and not as_code, (markdown, said)
     else:
         errors = [f for f in result.findings if f.code == "MECH810"]
         assert result.pdf_path is None and errors and errors[0].cell == 1, (markdown, said)
