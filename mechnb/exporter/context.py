@@ -26,7 +26,7 @@ from ..tex.escape import escape_latex
 from .codes import export_finding
 
 CACHE_FILE = ".mechnb-export-cache.json"
-RENDERER_VERSION = 2
+RENDERER_VERSION = 3
 """Bump when the markdown → LaTeX output changes (source-file stats are part of the key too)."""
 
 
@@ -50,7 +50,7 @@ class RenderCache:
         """Identifies the renderer: mechnb version, cache format, renderer source files."""
         here = Path(__file__).parent
         stats = []
-        for name in ("markdown.py", "escape.py", "context.py", "codes.py"):
+        for name in ("markdown.py", "html.py", "escape.py", "context.py", "codes.py"):
             try:
                 st = (here / name).stat()
                 stats.append(f"{st.st_size}:{st.st_mtime_ns}")
