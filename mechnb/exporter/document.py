@@ -317,8 +317,17 @@ class _Builder:
                                 "the role `figure` or `experiment` (or `result`)")
             return
         evidence = kind == "evidence"
-        images = image_outputs(cell, ctx) if evidence else []
-        rich = rich_outputs(cell, ctx, include_text=show_code, report_images=not evidence)
+        # shown code prints its outputs beside it, as a notebook reader sees them: images too,
+        # inline and unnumbered (a figure number belongs to a `figure`/`experiment` cell)
+        images = image_outputs(cell, ctx) if evidence or show_code else []
+        rich = rich_outputs(cell, ctx, include_text=show_code,
+                            report_images=not (evidence or show_code))
+        if images and not evidence:
+            self.add(cell, "latex", "\n".join(
+                "\\begin{center}\\includegraphics[width=" + f"{width:.2f}" + "\\linewidth,"
+                "height=0.4\\textheight,keepaspectratio]{" + path + "}\\end{center}"
+                for path, width in images), role)
+            images = []
         caption = markdown_inline(ctx, cell.caption) if cell.caption else None
         if images:
             body = "\n".join(f"{width:.2f} {path}" for path, width in images)

@@ -180,3 +180,43 @@ def test_math_and_html_compile_with_their_text(tmp_path: Path) -> None:
         assert phrase in text, phrase
     assert "11" in text and "14" in text
     assert "MECH834" not in err  # no formula had to be printed as code
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+def _png() -> str:
+    """A valid 2×2 grey PNG, base64 (made here, no file)."""
+    import base64
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data)))
+
+    raw = b"".join(b"\x00" + b"\x80\x80" for _ in range(2))
+    blob = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 2, 2, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    return base64.b64encode(blob).decode("ascii")
+
+
+def _code_notebook() -> dict[str, object]:
+    return {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "markdown", "id": "m", "metadata": {}, "source": "# Run"},
+        {"cell_type": "code", "id": "c", "metadata": {}, "execution_count": 1,
+         "source": "plot()", "outputs": [
+             {"output_type": "display_data", "metadata": {}, "data": {
+                 "image/png": _png(), "text/plain": "<Figure>"}},
+             {"output_type": "display_data", "metadata": {}, "data": {
+                 "application/vnd.jupyter.widget-view+json": {"model_id": "x"},
+                 "text/plain": "progress 10/10 done"}}]}]}
+
+
+def test_shown_code_prints_its_outputs_images_inline_and_unnumbered() -> None:
+    shown = render(paper_from_dict(_code_notebook()), include_code=True).latex
+    assert "\\includegraphics[width=" in shown and "cell1-output1.png" in shown
+    assert "\\begin{figure}" not in shown  # no number: figures belong to figure cells
+    assert "progress 10/10 done" in shown  # the widget's text/plain fallback
+    hidden = render(paper_from_dict(_code_notebook())).latex
+    assert "includegraphics" not in hidden and "progress" not in hidden
