@@ -28,6 +28,9 @@ RULES_PAGE = DOCS / "reference" / "rules.md"
 LATEX_PAGE = DOCS / "guide" / "latex-in.md"
 LATEX_START = "<!-- latex-rules:start (generated from mechnb.latexin.check.LATEX_RULES) -->"
 LATEX_END = "<!-- latex-rules:end -->"
+PRECISION = REPO / "benchmarks" / "data" / "precision.json"
+PRECISION_START = "<!-- precision:start (generated from benchmarks/data/precision.json) -->"
+PRECISION_END = "<!-- precision:end -->"
 
 
 def _replace_block(text: str, start: str, end: str, block: str) -> str:
@@ -45,9 +48,31 @@ def generated_pages() -> dict[Path, str]:
 
     rules = _replace_block(RULES_PAGE.read_text("utf-8"), RULE_TABLE_START, RULE_TABLE_END,
                            rule_table_markdown())
+    rules = _replace_block(rules, PRECISION_START, PRECISION_END,
+                           f"{PRECISION_START}\n\n{precision_table()}\n\n{PRECISION_END}")
     latex = _replace_block(LATEX_PAGE.read_text("utf-8"), LATEX_START, LATEX_END,
                            f"{LATEX_START}\n\n{latex_table()}\n\n{LATEX_END}")
     return {RULES_PAGE: rules, LATEX_PAGE: latex}
+
+
+def precision_table() -> str:
+    """Each labelled rule's measured precision (``make bench`` writes the figures), notebook and
+    LaTeX input apart."""
+    import json
+
+    from mechnb.checker.rules import RULES
+
+    data = json.loads(PRECISION.read_text("utf-8")) if PRECISION.exists() else {}
+    names = {r.code: r.name for r in RULES}
+    rows = ["| code | name | notebook | LaTeX input |", "|---|---|---|---|"]
+    for code in sorted(data):
+        cells = []
+        for kind in ("notebook", "latex"):
+            m = data[code].get(kind)
+            cells.append("—" if m is None else
+                         f"{m['precision']:.0%} of {m['n']} ({m['severity']})")
+        rows.append(f"| {code} | `{names.get(code, '')}` | {cells[0]} | {cells[1]} |")
+    return "\n".join(rows)
 
 
 def _cell(text: str) -> str:

@@ -43,6 +43,10 @@ backed by the paper as a whole."""
 STATEMENT_ROLES = frozenset({"theorem", "lemma", "proposition", "corollary", "claim"})
 """Cells whose own sentences are backed by their closure."""
 DISCUSSION_ROLES = ("result", "interpretation", "implication")
+_NOT_OWN_CLAIMS = frozenset({"proof", "note", "context", "prior", "formula", "definition", "setup",
+                             "assumption", "question", "title", "appendix"})
+"""Roles whose "proves" is not the paper's claim about its own evidence (a proof proves; prior
+work is others'); every other prose cell, untyped ones too, is read by MECH074."""
 """Cells MECH074 also reads (only sentences with a reference: they say what backs them)."""
 STRONG_KINDS = frozenset({"proof", "intervention", "ablation"})
 """Evidence that can carry a causal claim (MECH073)."""
@@ -61,6 +65,7 @@ _NOT_A_RESULT = re.compile(
     r"pythia|olmo|第|节|图|表|式|定理|引理|附录)[\s~]*$")
 """Words before a decimal that make it a name, not a measurement (Section 3.2, Llama 3.1)."""
 _TAG = re.compile(r"<[^<>]{0,2000}>")
+WORD_RE = re.compile(r"[A-Za-z]{2,}|[\u3400-\u9fff]")
 
 
 @dataclass(frozen=True)
@@ -293,13 +298,24 @@ def check_proof_wording(doc: Document, rule: Rule) -> Iterator[Finding]:
     proof, hedge = words.proof.get(lang), words.hedges.get(lang)
     if proof is None:
         return
-    roles = STATEMENT_ROLES | frozenset(SUMMARY_ROLES) | frozenset(DISCUSSION_ROLES)
     whole: list[Evidence] | None = None
-    for cell in _read_cells(doc, roles):
+    for cell in doc.cells:
+        if cell.role in _NOT_OWN_CLAIMS or not cell.is_markdown or not doc.exported(cell) or \
+                cell.index not in doc.scans:
+            continue  # proof wording is read wherever the paper speaks for its own results
         for sentence in sentences(doc, cell):
             m = _claim_at(proof, hedge, sentence)
             if m is None:
                 continue
+            named = _experiment_subject(doc, sentence, m.start())
+            if named:  # "Figure 2 proves …": an experiment is said to prove, whatever else does
+                yield rule.at(
+                    doc, f"“{m.group().strip()}” is proof wording, but its subject is an "
+                         f"experiment ({_kinds([_evidence(c) for c in named])}), and an "
+                         "experiment supports a claim without proving it; say "
+                         f"{_suggestion(lang)} (more: `mechnb phrases --function "
+                         "results/agreement`)", cell.index, sentence.start + m.start())
+                break
             subjects = _subjects(doc, sentence.refs)
             if subjects:
                 unproven = [s for s in subjects
@@ -309,11 +325,9 @@ def check_proof_wording(doc: Document, rule: Rule) -> Iterator[Finding]:
                     " are" if len(unproven) > 1 else " is")
             elif cell.role in STATEMENT_ROLES:
                 backing, what = closure(doc, cell), _where(cell) + " is"
-            elif cell.role in SUMMARY_ROLES:
+            else:  # the abstract, the conclusion, a discussion: against the whole paper
                 whole = paper_evidence(doc) if whole is None else whole
                 backing, what = whole, "the paper's claims are"
-            else:
-                continue
             if not backing or any(e.kind == "proof" for e in backing):
                 continue
             suggestion = ("“支持” or “与……一致”" if lang == "zh"
@@ -324,6 +338,29 @@ def check_proof_wording(doc: Document, rule: Rule) -> Iterator[Finding]:
                      f"without proving it; say {suggestion} (more: `mechnb phrases --function "
                      "results/agreement`)", cell.index, sentence.start + m.start())
             break
+
+
+_EXPERIMENT_WORDS = re.compile(
+    r"(?i)\b(?:figures?|fig\.|tables?|experiments?|ablations?|interventions?|simulations?|"
+    r"measurements?|runs?|plots?)\b[^.;:]{0,40}$|(?:实验|图|表|模拟|仿真)[^，。；]{0,6}$")
+
+
+def _experiment_subject(doc: Document, sentence: Sentence, at: int) -> list[Cell]:
+    """The experiments a sentence makes the subject of its proof word ("\\cref{fig:x} proves",
+    "the ablation confirms"): those it references, when the words before the proof word name
+    an experiment or are only the reference itself."""
+    experiments = [c for name in sentence.refs
+                   if (c := doc.cell_labels.get(name)) is not None and c.role == "experiment"]
+    if not experiments:
+        return []
+    before = sentence.text[:at]
+    if _EXPERIMENT_WORDS.search(before) or not WORD_RE.search(before):
+        return experiments
+    return []
+
+
+def _suggestion(lang: str) -> str:
+    return "“支持” or “与……一致”" if lang == "zh" else "“supports” or “is consistent with”"
 
 
 # ---- MECH072 -------------------------------------------------------------------------------
@@ -358,7 +395,8 @@ def reported_numbers(sentence: Sentence) -> Iterator[Number]:
 def _shown_values(doc: Document, skip: set[int]) -> list[float]:
     """Every number the reader can see outside the ``skip`` cells: markdown and raw text,
     captions, and text outputs (stream, text/plain, HTML, LaTeX, markdown tables). A plain
-    number may be a percentage in a table with a "%" header, so 98 also stands for 0.98."""
+    number may be a percentage in a table with a "%" header, so 98 there also stands for
+    0.98; without a "%" it does not (0.2 is not 0.002)."""
     texts: list[str] = []
     for cell in doc.cells:
         if not doc.exported(cell):
@@ -379,18 +417,35 @@ def _shown_values(doc: Document, skip: set[int]) -> list[float]:
                         texts.append(_TAG.sub(" ", _joined(data[mime])))
     values: list[float] = []
     for text in texts:
-        for m in _NUMBER_ANY.finditer(text):
-            raw = m.group("num")
-            if "," in raw:
-                raw = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+", raw) else \
-                    raw.split(",")[0]
-            try:
-                value = float(raw)
-            except ValueError:
-                continue
+        lines = text.splitlines()
+        header = any(_is_percent(line) for line in lines[:3])  # a table's "%" header
+        for line in lines:
+            values += _line_values(line, header or _is_percent(line))
+    return values
+
+
+def _is_percent(line: str) -> bool:
+    return "%" in line or "％" in line or "percent" in line.lower()
+
+
+def _line_values(line: str, percent: bool) -> list[float]:
+    """The numbers of one line of shown text; a number is also a percentage (÷100) only with a
+    ``%`` next to it, on its line or in its table's header (``percent``), so a shown 0.2 never
+    passes for a written 0.002."""
+    values: list[float] = []
+    for m in _NUMBER_ANY.finditer(line):
+        raw = m.group("num")
+        if "," in raw:
+            raw = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+", raw) else \
+                raw.split(",")[0]
+        try:
+            value = float(raw)
+        except ValueError:
+            continue
+        if m.group("unit") or percent:
             values.append(value / 100)
-            if not m.group("unit"):
-                values.append(value)
+        if not m.group("unit"):
+            values.append(value)
     return values
 
 

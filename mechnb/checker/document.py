@@ -6,6 +6,7 @@ kept as offsets into the cell source and turned into line/column only for findin
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -43,6 +44,20 @@ _PANDOC_KEY = lazy(r"(?:^|[\s;\-])@([A-Za-z0-9_][\w:.#$%&+?<>~/-]*)")
 _IMAGE_MIME = ("image/png", "image/jpeg", "image/svg+xml", "application/pdf", "image/gif")
 _PROOF_POINTER = lazy(r"(?i)\bproofs?\b|证明")
 _POINTER_TARGET = lazy(r"(?i)\\(?:ref|cref|Cref|autoref)\{|\bappendix\b|附录|deferred")
+_PROOF_WORD = lazy(r"(?i)\bproofs?\b|\bprov(?:e|es|ed|en|ing)\b|\brestate(?:s|d|ment)?\b|证明|重述")
+_NOT_PROVED = lazy(r"(?i)future work|conjectur|open (?:question|problem)|without proof|left open|"
+                   r"we do not (?:prove|give)|猜想|尚未证明|有待证明")
+_SENTENCE_END = lazy(r"[.!?。！？；;]\s|\n\s*\n|\n#")
+_PROOF_OPENING = lazy(r"^\s*(?:[*_]{1,2}|\\(?:emph|textit|textbf|textsc|paragraph)\{)?\s*"
+                      r"(?:(?:Proof|证明)\b[^\n]{0,60}?(?:[.:：]|\}|[*_])|(?:The|Our) proof\b)")
+_NUMBERED_PROOF = lazy(r"(?i)\bproofs? of (theorem|lemma|proposition|corollary|claim)s?[\s~]*(\d+)"
+                       r"|证明[\s~]*(定理|引理|命题|推论)[\s~]*(\d+)")
+_ZH_KIND = {"定理": "theorem", "引理": "lemma", "命题": "proposition", "推论": "corollary"}
+_RESTATABLE = lazy(r"\\begin\{restatable\}\*?(?:\[[^\]]*\])?\{[^{}]*\}\{([A-Za-z@]+)\}")
+_CITED_RESULT = lazy(r"(?i)\\\w*cite\w*\*?[\[{]|\[@|\brecall\b|\bclassical\b|well[- ]known|"
+                     r"\bstandard result|\btextbook\b|回顾|经典|著名|介绍")
+_HEADING_LEVEL = lazy(r"^(#{1,6})\s")
+_PLURAL_PROOFS = lazy(r"(?i)\b(?:all )?proofs\b|证明均|证明见|证明详见")
 
 STATEMENT_BOUNDARY = frozenset(
     {"theorem", "lemma", "proposition", "corollary", "claim", "definition", "assumption",
@@ -337,21 +352,131 @@ class Document:
         return out
 
     def closure_of(self, cell: Cell) -> list[Cell]:
-        """The proofs / experiments that close ``cell`` (empty when the statement is open)."""
+        """The proofs / experiments that close ``cell`` (empty when the statement is open).
+
+        A statement is closed by a proof anywhere in the document that refers to it: a
+        ``proof`` cell that references its label or names it in its title, a sentence or
+        heading that references it in proof words ("Proof of Theorem~\\ref{…}", "we prove
+        Theorem~\\ref{…} in the appendix"), a heading "Proof of Theorem 2" that numbers it, a
+        ``restatable`` twin followed by a proof, a proof or proof pointer in the block after it,
+        a section-wide pointer to proofs that exist ("proofs for this section are in
+        Appendix~\\ref{…}"). A result the paper cites needs none (``cited_result``)."""
         found: list[Cell] = []
         if cell.label:
             found += [c for c in self.validated_by.get(cell.label, []) if c is not cell]
             found += [c for c in self.cells if c.role == "proof" and c not in found and (
                 c.index in self.referenced.get(cell.label, ()) or cell.label in (c.title or ""))]
-        for c in self.block_after(cell):
-            if c in found:
-                continue
-            if c.role == "proof" and self.stated(c):
+            found += [self.cells[i] for i in self.proof_mentions.get(cell.label, ())
+                      if i != cell.index and self.cells[i] not in found]
+        found += [c for c in self.numbered_proofs.get(cell.index, ()) if c not in found]
+        for c in self._after_twins(cell):
+            if c not in found:
                 found.append(c)
-            elif c.is_markdown and c.role not in ("note",) and _PROOF_POINTER.search(c.source) \
-                    and _POINTER_TARGET.search(c.source):
-                found.append(c)  # "the proof is in Appendix \ref{app:proofs}"
+        if not found:
+            found += self.section_pointer(cell)
         return sorted(found, key=lambda c: c.index)
+
+    def _after_twins(self, cell: Cell) -> list[Cell]:
+        """Proofs (or pointers) in the block after ``cell`` and after its restatements."""
+        found: list[Cell] = []
+        blocks = [self.block_after(cell)]
+        m = _RESTATABLE.search(cell.source) if "restatable" in cell.source else None
+        if m is not None:
+            twin = re.compile(r"\\" + re.escape(m.group(1)) + r"\*?(?![A-Za-z@])")
+            blocks += [self.block_after(c) for c in self.cells[cell.index + 1:]
+                       if twin.search(c.source)]
+        for block in blocks:
+            for c in block:
+                if c in found:
+                    continue
+                if c.role == "proof" and self.stated(c):
+                    found.append(c)
+                elif c.is_markdown and c.role not in ("note",) and (
+                        _PROOF_OPENING.search(c.source) or (
+                            _PROOF_POINTER.search(c.source)
+                            and _POINTER_TARGET.search(c.source)
+                            and not _NOT_PROVED.search(c.source))):
+                    found.append(c)  # "*Proof.* …", "the proof is in Appendix \ref{app:proofs}"
+        return found
+
+    @cached_property
+    def proof_mentions(self) -> dict[str, list[int]]:
+        """Label → cells with a sentence (or heading) that references it in proof words:
+        "Proof of Theorem~\\ref{thm:a}", "the proof of \\cref{thm:a} is in the appendix"."""
+        out: dict[str, list[int]] = {}
+        for site in self.references:
+            if site.offset is None:
+                continue
+            c = self.cells[site.cell]
+            if not c.is_markdown or c.role == "note":
+                continue
+            sentence = _sentence_at(c.source, site.offset)
+            if _PROOF_WORD.search(sentence) and not _NOT_PROVED.search(sentence):
+                cells = out.setdefault(site.name, [])
+                if site.cell not in cells:
+                    cells.append(site.cell)
+        return out
+
+    @cached_property
+    def numbered_proofs(self) -> dict[int, list[Cell]]:
+        """Statement cell → headings or sentences "Proof of Theorem 2" that number it (the n-th
+        statement of that kind in the document)."""
+        by_role: dict[str, list[Cell]] = {}
+        for c in self.cells:
+            if c.role in ("theorem", "lemma", "proposition", "corollary", "claim"):
+                by_role.setdefault(c.role, []).append(c)
+        out: dict[int, list[Cell]] = {}
+        for c in self.cells:
+            if not c.is_markdown or c.role == "note" or ("roof" not in c.source and \
+                    "证明" not in c.source):
+                continue
+            for m in _NUMBERED_PROOF.finditer(c.source):
+                kind = (m.group(1) or "").lower() or _ZH_KIND.get(m.group(3) or "", "")
+                n = int(m.group(2) or m.group(4))
+                statements = by_role.get(kind, [])
+                if 0 < n <= len(statements) and statements[n - 1] is not c:
+                    out.setdefault(statements[n - 1].index, []).append(c)
+        return out
+
+    def cited_result(self, cell: Cell) -> bool:
+        """True when ``cell`` states another work's result: a citation in its title, or the
+        last sentence before it cites or recalls ("classical", "we recall", 经典…)."""
+        if cell.title and _CITED_RESULT.search(cell.title):
+            return True
+        before = self.cells[cell.index - 1] if cell.index > 0 else None
+        if before is None or not before.is_markdown or before.role in STATEMENT_BOUNDARY or \
+                before.role in ("proof", "note") or _HEADING_LEVEL.search(before.source.strip()):
+            return False
+        text = before.source.rstrip()
+        if not text:
+            return False
+        paragraph = text.rsplit("\n\n", 1)[-1]
+        return bool(_CITED_RESULT.search(paragraph))
+
+    def section_pointer(self, cell: Cell) -> list[Cell]:
+        """A sentence earlier in ``cell``'s section that sends every proof of the section to a
+        place that exists ("Proofs for this section are in Appendix~\\ref{app:b}")."""
+        level = 7
+        for c in reversed(self.cells[:cell.index]):
+            if not c.is_markdown:
+                continue
+            heading = _HEADING_LEVEL.search(c.source.lstrip())
+            if heading is not None:
+                if len(heading.group(1)) < level:
+                    level = len(heading.group(1))
+                    if level == 1:
+                        break
+                continue
+            if c.role in STATEMENT_BOUNDARY or c.role in ("proof", "note"):
+                continue
+            for m in _PLURAL_PROOFS.finditer(c.source):
+                sentence = _sentence_at(c.source, m.start())
+                targets = [n.strip() for r in _REF.finditer(sentence)
+                           for n in r.group(2).split(",")]
+                if (targets and all(t in self.labels for t in targets)) or (
+                        not targets and _POINTER_TARGET.search(sentence)):
+                    return [c]
+        return []
 
     def interpretation_of(self, cell: Cell) -> Cell | None:
         """The ``interpretation`` cell that follows ``cell`` within its block, if any."""
@@ -371,6 +496,15 @@ class Document:
     def cell_id(self, cell: int | None) -> str | None:
         """The nbformat id of cell ``cell``."""
         return self.cells[cell].id if cell is not None and 0 <= cell < len(self.cells) else None
+
+
+def _sentence_at(text: str, at: int) -> str:
+    """The sentence of ``text`` around offset ``at``."""
+    start = 0
+    for m in _SENTENCE_END.finditer(text, max(0, at - 400), at):
+        start = m.end()
+    end = _SENTENCE_END.search(text, at, at + 400)
+    return text[start:end.start() + 1 if end else at + 400]
 
 
 def finding(doc: Document, code: str, name: str, severity: Severity, message: str,

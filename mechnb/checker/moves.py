@@ -90,6 +90,16 @@ def _reported_elsewhere(doc: Document, move: str) -> bool:
     return role in required
 
 
+def _owes_lens(doc: Document) -> bool:
+    """A notebook paper (mechnb's own genre) or a paper about a mechanism in
+    Transformers / LLMs (``domain.mechanism_paper``) owes a lens; a LaTeX paper on another
+    subject does not."""
+    from .domain import mechanism_paper
+
+    notebook = any(c.cell_type == "code" for c in doc.cells)  # LaTeX input has none
+    return notebook or mechanism_paper(doc.paper)
+
+
 def check_introduction_moves(doc: Document, rule: Rule) -> Iterator[Finding]:
     """The introduction opens with context and states the gap, the lens and the contributions."""
     from ..moves.paper import analyse_introduction, introduction_cells
@@ -102,6 +112,8 @@ def check_introduction_moves(doc: Document, rule: Rule) -> Iterator[Finding]:
     for move in intro.missing:
         if _reported_elsewhere(doc, move):
             continue
+        if move == "lens" and not _owes_lens(doc):
+            continue  # the lens is a move of mechanism papers about Transformers / LLMs
         role = "" if move == "key-step" else f" (a `{move}` cell, `%mech {move}`)"
         yield rule.at(doc, f"the introduction has no {move} paragraph ({purpose(move, 'en')})"
                            f"{role}{_suggest(move, doc.paper.lang, INTRO_SUGGEST.get(move))}",

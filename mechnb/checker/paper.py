@@ -124,9 +124,17 @@ def _first(doc: Document, roles: frozenset[str]) -> Cell | None:
                  if c.role in roles and doc.stated(c)), None)
 
 
+def _last(doc: Document, roles: frozenset[str]) -> Cell | None:
+    return next((c for c in reversed(doc.cells[:doc.appendix_start])
+                 if c.role in roles and doc.stated(c)), None)
+
+
 def check_sections(doc: Document, rule: Rule) -> Iterator[Finding]:
     """Introduction, theory/mechanism, experiments and conclusion are sections of their own."""
     present = {part: _first(doc, roles) for part, roles in PARTS.items()}
+    # the paper's conclusion is its last one: a "summary" closing the related work or an
+    # outline paragraph of the introduction, read as a conclusion, is not it
+    present["conclusion"] = _last(doc, PARTS["conclusion"])
     if sum(c is not None for c in present.values()) < 2:
         return  # a fragment, not yet a paper to divide into sections
     sections, where = _section_of(doc)
@@ -152,8 +160,9 @@ def check_sections(doc: Document, rule: Rule) -> Iterator[Finding]:
                                f"(\"{sections[sec].text}\"); give it a `# {_PART_NAMES[part]}` "
                                f"section of its own", cell.index)
         parts[part] = sec
-    if "conclusion" not in parts and not any(_CONCLUSION_HEADING.search(h.text)
-                                             for h in sections):
+    if "conclusion" not in parts and not any(
+            _CONCLUSION_HEADING.search(h.text) for h in headings(doc)
+            if h.cell < doc.appendix_start):  # at any level: a thesis's last chapter's section
         yield rule.at(doc, "the main text has no Conclusion section; end it with `# "
                            "Conclusion` (`%mech conclusion`)")
 
@@ -282,16 +291,24 @@ def check_proof_sketch(doc: Document, rule: Rule) -> Iterator[Finding]:
 
 
 def check_implication(doc: Document, rule: Rule) -> Iterator[Finding]:
-    """Seed checklist: the implications translate the result back to attention / LLMs."""
+    """Seed checklist: the implications translate the result back to attention / LLMs — for a
+    paper about Transformers / LLMs (``domain.domain_term``: from its own title, abstract or
+    introduction); a paper on another subject owes no attention vocabulary."""
+    from .domain import domain_term
+
     if doc.main_theorem is None and not doc.paper.cells_with_role("claim"):
         return
+    term = domain_term(doc.paper)
+    if term is None:
+        return
+    why = f"the paper is about Transformers / LLMs (it speaks of “{term}”)"
     cells = [c for c in doc.paper.cells_with_role("implication") if doc.stated(c)]
     if not cells:
-        yield rule.at(doc, "the paper never says what its result means for attention or LLM "
+        yield rule.at(doc, f"{why} but never says what its result means for attention or LLM "
                            "behavior; add an `implication` cell (`%mech implication`)")
         return
     prose = " ".join(t for c in cells for _, t in doc.tex_texts(c.index))
     if not _MODEL_TERMS.search(prose):
-        yield rule.at(doc, "the implication does not translate the result back to attention "
-                           "/ LLM behavior (heads, tokens, layers, training, prompts…); say "
-                           "what changes in a real model", cells[0].index)
+        yield rule.at(doc, f"{why}, but the implication does not translate the result back to "
+                           "attention / LLM behavior (heads, tokens, layers, training, "
+                           "prompts…); say what changes in a real model", cells[0].index)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..findings import Finding
-from .bib import bib_keys, bibliography_paths
+from .bib import bib_keys, bib_keys_from_text, bibliography_paths
 from .document import Document
 
 if TYPE_CHECKING:
@@ -50,11 +50,12 @@ def check_references(doc: Document, rule: Rule) -> Iterator[Finding]:
 def _bib(doc: Document) -> tuple[frozenset[str] | None, list[str]]:
     """(keys, problems): keys is None when no usable .bib was found."""
     value = doc.paper.meta.bibliography
+    inline = _inline_keys(doc)
     if not value:
-        return None, []
-    keys: set[str] = set()
+        return inline, []
+    keys: set[str] = set(inline or ())
     problems = []
-    found = False
+    found = inline is not None
     paths = bibliography_paths(value, doc.paper.path)
     if not paths:
         return None, [f"metadata.mechnb.bibliography = {value!r} names no .bib file; set it to "
@@ -70,12 +71,22 @@ def _bib(doc: Document) -> tuple[frozenset[str] | None, list[str]]:
     return (frozenset(keys) if found else None), problems
 
 
+def _inline_keys(doc: Document) -> frozenset[str] | None:
+    """The keys of a bibliography written in the paper itself (``thebibliography`` with
+    ``\\bibitem``s, in a raw or markdown cell), or ``None`` when there is none."""
+    texts = [c.source for c in doc.cells if "\\bibitem" in c.source]
+    if not texts:
+        return None
+    return bib_keys_from_text("\n".join(texts))
+
+
 def check_bibliography(doc: Document, rule: Rule) -> Iterator[Finding]:
-    """The notebook names a .bib file that exists when it cites anything (or names one)."""
+    """The notebook names a .bib file that exists when it cites anything (or names one); an
+    inline ``thebibliography`` is a bibliography too."""
     _, problems = _bib(doc)
     for message in problems:
         yield rule.at(doc, message)
-    if not doc.paper.meta.bibliography and doc.citations:
+    if not doc.paper.meta.bibliography and doc.citations and _inline_keys(doc) is None:
         first = doc.citations[0]
         yield rule.at(doc, f"the paper cites {first.name!r} but names no bibliography; set "
                            f"`metadata.mechnb.bibliography` to a .bib file next to the notebook",

@@ -12,9 +12,11 @@ from . import (
     evidence,
     mathjax,
     moves,
+    outputs,
     paper,
     references,
     reproduce,
+    scope,
     structure,
     substance,
     symbols,
@@ -459,10 +461,12 @@ RULES: tuple[Rule, ...] = tuple(sorted((
     _r("MECH074", "proof-wording-for-experiment", INFO,
        "Say \"supports\" or \"is consistent with\" for experimental evidence.",
        "\"We prove\", \"proves\", \"confirms\" (证明了, 证实, 实验证明) about a statement that "
-       "only experiments back: in the abstract, the conclusion, a statement, or a result, "
-       "interpretation or implication cell. The statement is the one the sentence references "
-       "(directly, or through the experiment it names); an abstract or conclusion sentence "
-       "with no reference is read against the whole paper (no proof anywhere). The noun "
+       "only experiments back, wherever the paper speaks for its own results: the abstract, "
+       "the conclusion, a statement, a result, interpretation, implication or discussion "
+       "cell, an untyped paragraph (not a proof, context or prior work). The statement is "
+       "the one the sentence references (directly, or through the experiment it names); a "
+       "sentence with no reference outside a statement is read against the whole paper (no "
+       "proof anywhere). The noun "
        "(\"the proof\", 证明见附录) and \"proves useful\" are not proof wording. Example: "
        "\"The ablation proves \\cref{clm:remove}.\" where clm:remove is backed only by "
        "experiments.",
@@ -532,6 +536,31 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "CJK). Example: `\\begin{array}{cc} a & b & c \\end{array}` is exported with "
        "`{ccc}`.",
        mathjax.check_other_rewrites, group="tex"),
+    _r("MECH081", "number-differs-from-output", W,
+       "Copy the value the cell printed (rounded as printed), or rerun the cell.",
+       "A measured value written in the prose of any role — abstract, results, captions, "
+       "interpretation, discussion, limitations, conclusion — is compared with the numbers of "
+       "the saved outputs (printed text, `text/plain` reprs, tables; nothing runs). A printed "
+       "value that rounds to the written one matches (`0.0170` shows `0.017`, `0.98` shows "
+       "`98%`); an output counts as a percentage only with a `%` or \"percent\" next to it. "
+       "Reported when no output matches but one is close (same sign, within a factor of two), "
+       "with the nearest candidate; values with one significant digit (`0.5`) and values far "
+       "from every output (settings, predictions) are not compared. Example: \"the loss "
+       "falls to 0.013\" while the cell printed `loss 0.0170`.",
+       outputs.check_numbers_match_outputs, group="substance"),
+    _r("MECH082", "real-model-claim-without-real-model", W,
+       "Test it on that model (`%mech validate LABEL --kind real-model`), or say the result is "
+       "shown for the toy model.",
+       "A sentence in which the paper speaks for its own findings (not a proof, context, prior "
+       "work, gap or limitation) and claims something of a named real model family (GPT-2, "
+       "Llama, Pythia, BERT, …), of \"large language models\" or of what models do \"in "
+       "practice\" (在大语言模型中, 实际中) needs an experiment of kind `real-model`. Hedged, "
+       "negated or forward-looking sentences (\"may\", \"suggests\", \"did not test\", "
+       "\"future work\") are not claims. Notebooks only (a LaTeX paper's experiment kinds "
+       "are not known). One finding per cell. Example: \"Figure 2 shows that induction heads "
+       "in GPT-2 are caused by these two scalars.\" when every experiment trains a toy "
+       "model.",
+       scope.check_real_model_claims, group="substance"),
     *(_r(code, slug, severity, _READING_DOCS[slug][0], _READING_DOCS[slug][1], _reading(code),
          group="format")
       for slug, (code, severity) in FORMAT_FINDINGS.items()),

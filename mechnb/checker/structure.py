@@ -62,7 +62,7 @@ def check_closure(doc: Document, rule: Rule) -> Iterator[Finding]:
     """``needs-closure``: a proof, a proof pointer, or an experiment that validates it."""
     roles = set(obligation_roles("needs-closure"))
     for c in doc.cells:
-        if c.role in roles and not doc.closure_of(c):
+        if c.role in roles and not doc.closure_of(c) and not doc.cited_result(c):
             name = f"{c.role} {c.label}" if c.label else f"this {c.role}"
             how = (f"`%mech validate {c.label}`" if c.label
                    else "give it a label and `%mech validate <label>`")

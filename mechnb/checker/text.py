@@ -25,7 +25,21 @@ _HARD_REF = lazy(
     r"|(?P<zh>(?:图|表|定理|引理|命题|推论|定义|公式|假设|附录)[ \t]*[（(]?\d+"
     r"|第[ \t]*\d+[ \t]*[节章])"
 )
-_CITED_AFTER = lazy(r"\s+(?:of|in|from)\s+(?:\\cite|\\citet|\\citep|\[@|@)")
+_WORK = r"(?:work|paper|article|book|survey|report|thesis|preprint|monograph)s?\b"
+_CITED_AFTER = lazy(
+    r"[\s~]*(?:\([^()]{0,20}\))?\s*(?:of|in|from)\s+(?:\\\w*cite|\[@|@|\[\d"
+    r"|(?:their|his|her|its|that|the original|the cited|the (?:[A-Z][\w-]*\s+){1,2})\s*" + _WORK +
+    r"|the (?:[\w-]+\s+){0,2}" + _WORK + r"\s*~?(?:\\\w*cite|\[\d|\[@|by\s|of\s+[A-Z]))")
+_LOCATOR_BEFORE = lazy(
+    r"(?:\\\w*cite\w*\*?\s*(?:\[[^\[\]]*\]\s*)?\[[^\[\]{}]*"  # \citep[see Theorem 3 in][]
+    r"|\[[^\[\]]*\d[^\[\]]*,\s*[^\[\]]*"  # [12, Sec. 3]
+    r"|\[@[^\[\]]*,\s*[^\[\]]*"  # [@key, Table 2]
+    # \citet{x}, Section 4 / \citet{x}'s Table 2
+    r"|\\\w*cite\w*\*?(?:\[[^\[\]]*\])*\{[^{}]*\}(?:'s|’s)?\s*[,(]?\s*(?:see\s+)?"
+    r"|\b(?:their|his|her|its)\s+|(?:其|该文|原文|他们的|作者的)[^，。,.\s]{0,8}?)$")
+"""What, right before a "Table 2", makes it a locator into another work: the optional argument
+of a citation, a numbered citation's locator ("[12, Sec. 3]"), a citation just before ("\\citet{x},
+Section 4"), a possessive ("their Figure 22", 其论文中的图22)."""
 _TODO = lazy(r"\b(?:TODO|FIXME|XXX|TBD)\b|待补充|待完成|待定")
 _PLACEHOLDER = lazy(r"(?<![A-Za-z0-9_}\\!^`])\[(?P<body>[^\[\]\n]{1,160})\](?![({])")
 _PLACEHOLDER_BODY = lazy(r"^[A-Za-z\u3400-\u9fff][^\d\\$_^=+@<>{}|*#`]*$")
@@ -181,6 +195,8 @@ def check_hard_coded(doc: Document, rule: Rule) -> Iterator[Finding]:
         for m in _HARD_REF.finditer(text):
             if _CITED_AFTER.match(text, m.end()):
                 continue  # "Theorem 2 of \citet{x}" is about another paper
+            if _LOCATOR_BEFORE.search(text, max(0, m.start() - 120), m.start()):
+                continue  # "\citep[Prop. A.22]{x}", "their Figure 22": a locator into another work
             at = None if offset is None else offset + m.start()
             yield rule.at(doc, f"{m.group()!r} is a hard-coded number that breaks when the paper "
                                f"is reordered; use \\cref{{<label>}} instead", cell, at)

@@ -23,6 +23,7 @@ from .reader import LatexPaper, read_latex
 if TYPE_CHECKING:
     from ..checker.config import CheckConfig
     from ..checker.rule import Rule
+    from ..notebook import Paper
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 NA = None
@@ -39,7 +40,9 @@ class Applicability:
 
 LATEX_RULES: dict[str, Applicability] = {
     "MECH001": Applicability(W, "gap, lens and limitations are read from the introduction's "
-                                "moves and the section titles, so a miss may be the reader's"),
+                                "moves and the section titles; reported only when no sentence "
+                                "of the text states them either (a lens: papers about a "
+                                "mechanism in Transformers / LLMs only)"),
     "MECH002": Applicability(W, "a proof, or a figure/table that references the statement"),
     "MECH003": Applicability(INFO, "papers often interpret a theorem in running text further on"),
     "MECH004": Applicability(W, "a proof after it, a proof titled or referencing its label, or "
@@ -77,7 +80,9 @@ LATEX_RULES: dict[str, Applicability] = {
     "MECH040": Applicability(NA, "the paper chooses its own engine and input encoding"),
     "MECH045": Applicability(NA, "export of notebook cells"),
     "MECH046": Applicability(NA, "code outputs"),
-    "MECH047": Applicability(W, "same"),
+    "MECH047": Applicability(INFO, "a LaTeX paper's sections are the author's layout and its "
+                                   "parts are guessed from section titles (precision on the "
+                                   "labelled papers 39 % as a warning)"),
     "MECH048": Applicability(W, "same"),
     "MECH049": Applicability(NA, "table outputs of code cells"),
     "MECH050": Applicability(W, "same"),
@@ -101,6 +106,8 @@ LATEX_RULES: dict[str, Applicability] = {
     "MECH078": Applicability(NA, "run state"),
     "MECH079": Applicability(NA, "the TeX gate guards notebooks"),
     "MECH080": Applicability(NA, "MathJax: notebook only"),
+    "MECH081": Applicability(NA, "numbers against code outputs"),
+    "MECH082": Applicability(NA, "experiment kinds (real-model or toy) are not known from LaTeX"),
     "MECH035": Applicability(NA, "notebook format"),
     "MECH901": Applicability(NA, "notebook metadata"),
     "MECH902": Applicability(NA, "notebook metadata"),
@@ -161,12 +168,49 @@ def check_latex(path: str | Path) -> list[Finding]:
     nb_path = latex.source.main
     paper = paper_from_dict(imported.notebook, nb_path)
     config = latex_config(load_config(paper))
-    findings = [remap(f, imported) for f in check(paper, config=config, rules=latex_rules())]
+    findings = [remap(f, imported) for f in check(paper, config=config, rules=latex_rules())
+                if f.code != "MECH001" or role_missing_in_text(f.message, paper)]
     findings += input_findings(latex)
     lines: dict[str, list[str]] = {}
     findings = [f for f in findings if not _ignored_on_line(f, latex, lines)]
     findings.sort(key=lambda f: (str(f.file), f.line or 0, f.column or 0, f.code))
     return findings
+
+
+_GAP_CUE = re.compile(
+    r"(?i)\bhowever\b|\bremains?\b[^.]{0,40}\b(?:unclear|unknown|open|elusive|poorly|limited|"
+    r"unexplored|challenging)|\bunclear\b|little is known|not (?:yet |well |fully )?understood|"
+    r"\black(?:s|ing)?\b|\bunknown\b|open (?:question|problem)|\bunexplored\b|"
+    r"\bfail(?:s|ed)? to\b|\bbottleneck\b|然而|但是|尚不清楚|仍不清楚|缺乏|尚未|不足|局限")
+_LIMITATION_CUE = re.compile(
+    r"(?im)\b(?:our|this|the main|main|key|important|one|remaining|current|known)\s+"
+    r"(?:[\w-]+\s+){0,2}limitations?\b(?! of (?:existing|prior|previous|other|these|those|such))"
+    r"|^#+[^\n]*\blimitations?\b|\bwe do not (?:address|cover|study|consider)\b|局限|不足之处")
+"""A sentence that names a limit of the paper itself ("the main limitation is", "one important
+limitation", a Limitations heading), not the limitations of the methods it improves on."""
+
+
+def role_missing_in_text(message: str, paper: Paper) -> bool:
+    """A MECH001 finding on a LaTeX paper stands only when the paper's own text agrees: its roles
+    are read from the prose, so a gap is missing only when no sentence of the abstract or the
+    introduction says what is lacking or unknown, limitations only when no sentence anywhere
+    names one, and a lens (the analytical perspective of a mechanism paper) is asked of papers
+    about a mechanism in Transformers / LLMs only (``domain.mechanism_paper``)."""
+    from ..checker.domain import mechanism_paper
+    from ..moves.paper import abstract_cell, introduction_cells
+
+    if "`gap`" in message:
+        cells = [*introduction_cells(paper)]
+        abstract = abstract_cell(paper)
+        if abstract is not None:
+            cells.append(abstract)
+        return not any(_GAP_CUE.search(c.source) for c in cells)
+    if "`limitations`" in message:
+        return not any(_LIMITATION_CUE.search(c.source) for c in paper.cells
+                       if c.is_markdown and c.role not in ("prior", "note"))
+    if "`lens`" in message:
+        return mechanism_paper(paper)
+    return True
 
 
 def input_findings(latex: LatexPaper) -> list[Finding]:

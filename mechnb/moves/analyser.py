@@ -254,6 +254,19 @@ def label(sentence: Sentence, facts: SentenceFacts, index: int, count: int, lex:
     return LabelledSentence(sentence, tuple(made), decided)
 
 
+ORDER_CONFIDENCE = 0.5
+"""A sentence takes part in judging the order of moves only when its main move's score reaches
+this: a weak cue ("trained model" read as a gap) does not make a sentence out of order."""
+
+
+def _sure_primary(s: LabelledSentence) -> str | None:
+    """The sentence's main move when its score is at least ``ORDER_CONFIDENCE``."""
+    if s.primary is None:
+        return None
+    score = max((c.score for c in s.cues if c.move == s.primary), default=0.0)
+    return s.primary if score >= ORDER_CONFIDENCE else None
+
+
 def move_order(primaries: list[str | None], moves: tuple[str, ...]
                ) -> tuple[tuple[str, ...], tuple[tuple[str, str, int], ...]]:
     """The moves in the order they first appear (by each unit's main move), and each move that
@@ -384,5 +397,5 @@ def analyse(text: str, lang: str | None = None, method: str = "learned") -> Anal
     missing = tuple(m for m in lex.moves if m not in made)
     missing, unsure = _confident(missing, labelled, ruled, facts, probs,
                                  model.absent_below if model is not None else {})
-    order, late = move_order([s.primary for s in labelled], lex.moves)
+    order, late = move_order([_sure_primary(s) for s in labelled], lex.moves)
     return Analysis(lang, tuple(labelled), lex.moves, missing, order, late, unsure)

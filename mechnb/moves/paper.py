@@ -20,6 +20,9 @@ from .analyser import Analysis, analyse, move_order, normalise
 INTRO_MOVES = ("context", "prior", "gap", "lens", "key-step", "contributions")
 """The introduction's paragraph moves, in their usual order."""
 INTRO_REQUIRED = ("context", "gap", "lens", "contributions")
+_OPENING_WORDS = 25
+"""A paragraph this long (words; or four times as many characters, for Chinese) can open an
+introduction with context."""
 """Moves an introduction should make (``prior`` and ``key-step`` are welcome, not required)."""
 INTRO_ROLES = frozenset({"context", "prior", "gap", "lens", "question", "contributions"})
 ROLE_MOVES = {"context": "context", "prior": "prior", "gap": "gap", "lens": "lens",
@@ -27,6 +30,9 @@ ROLE_MOVES = {"context": "context", "prior": "prior", "gap": "gap", "lens": "len
 _INTRO_HEADING = re.compile(
     r"(?im)^[ \t]{0,3}#{1,3}[ \t]+(?:\d+\.?\s*)?(?:introduction|引言|绪论|介绍)\b")
 _HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]")
+_HEADING_LEVEL = re.compile(r"(#{1,6})[ \t]")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\\$(])|(?<=[。！？])")
+_FIRST_PERSON = re.compile(r"(?i)\b(?:we|our|us|this (?:paper|work|thesis))\b|本文|我们|笔者")
 _HEADING_LINE = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t][^\n]*$")
 _PRIOR = re.compile(r"\bcite\b|\b(?:prior|previous|earlier|existing|recent) "
                     r"(?:work|studies|analyses|research)\b|\bhas been (?:shown|proposed|observed)\b"
@@ -115,15 +121,23 @@ def introduction_cells(paper: Paper) -> list[Cell]:
     if start is None:
         return []
     cells: list[Cell] = []
+    level = _heading_level(paper.cells[start].source) or 1
     for c in paper.cells[start:]:
-        if c.role == "note":
-            continue
+        if c.role == "note" or (not c.is_markdown and c.role in (None, "figure")):
+            continue  # a paragraph kept as raw LaTeX, or a figure, does not end it
         if not c.is_markdown or (c.role is not None and c.role not in INTRO_ROLES):
             break
-        if cells and c.role is None and _HEADING.search(c.source):
-            break  # an untyped cell opening a new section ends the introduction
+        if cells and c.role is None and _HEADING.search(c.source) and \
+                (_heading_level(c.source) or 1) <= level:
+            break  # an untyped cell opening a new section ends the introduction (its
+            # subsections, as in a thesis's first chapter, are part of it)
         cells.append(c)
     return cells
+
+
+def _heading_level(source: str) -> int | None:
+    m = _HEADING_LEVEL.match(source.lstrip())
+    return len(m.group(1)) if m else None
 
 
 def _untyped_moves(text: str, lang: str | None, method: str) -> tuple[str, ...]:
@@ -174,6 +188,12 @@ def analyse_introduction(paper: Paper, lang: str | None = None, method: str = "l
         return None
     paragraphs = [p for c in cells for p in _paragraphs(c, lang, method)]
     made = {m for p in paragraphs for m in p.moves}
+    opening = next((p for p in paragraphs if len(p.text.split()) >= _OPENING_WORDS
+                    or len(p.text) >= 4 * _OPENING_WORDS), None)
+    if opening is not None and (opening.main in (None, "context", "prior")
+                                or not _FIRST_PERSON.search(_SENTENCE.split(opening.text)[0])):
+        made.add("context")  # an introduction opens with context: its first real paragraph,
+        # unless it opens speaking of "we" / "this paper" (the gap, lens, contributions)
     missing = tuple(m for m in INTRO_REQUIRED if m not in made)
     order, late = move_order([p.main for p in paragraphs], INTRO_MOVES)
     return Introduction(tuple(paragraphs), missing, order, late)

@@ -1,0 +1,51 @@
+"""Is the paper about Transformers / LLMs? Read from its own text (title, abstract, keywords and
+the opening of the introduction), so that rules about attention and LLM vocabulary apply only to
+papers in that domain, and say why they apply."""
+
+from __future__ import annotations
+
+from ..lazyre import lazy
+from ..notebook import Paper
+
+_DOMAIN = lazy(
+    r"(?i)\btransformers?\b|self-attention|\battention (?:heads?|layers?|patterns?|mechanisms?|"
+    r"weights|scores|maps?)\b|\b(?:large )?language models?\b|\bLLMs?\b|\bGPT-?\w*|\bBERT\b|"
+    r"\bLlama\b|\bPythia\b|in-context learning|induction heads?|next-token prediction|"
+    r"注意力|语言模型|大模型|Transformer")
+_MECHANISM = lazy(
+    r"(?i)\bmechanis(?:m|ms|tic)\b|\bcircuits?\b|interpretab|\bexplain(?:s|ed|ing)?\b|"
+    r"\bwhy\b|\bhow (?:\w+ ){0,4}(?:forms?|emerges?|arises?|works?|learns?|develops?)\b|"
+    r"\bemergence\b|\btraining dynamics\b|机制|可解释|为什么|如何形成|涌现")
+OPENING_CHARS = 3000
+"""How much of the introduction is read besides the title and the abstract."""
+
+
+def domain_term(paper: Paper) -> str | None:
+    """The first Transformer / LLM term of the paper's own framing (title, keywords, abstract,
+    opening of the introduction), or ``None`` when the paper is about something else."""
+    for text in _framing(paper):
+        m = _DOMAIN.search(text)
+        if m is not None:
+            return " ".join(m.group().split())
+    return None
+
+
+def mechanism_paper(paper: Paper) -> bool:
+    """True for a paper about a mechanism in Transformers / LLMs (the genre mechnb writes, whose
+    lens a reader expects): a Transformer / LLM term and a mechanism word (mechanism, circuit,
+    why, how … forms, training dynamics, 机制…) in its own framing."""
+    return domain_term(paper) is not None and any(_MECHANISM.search(t) for t in _framing(paper))
+
+
+def _framing(paper: Paper) -> list[str]:
+    """Title, keywords, abstract and the opening of the introduction."""
+    from ..moves.paper import abstract_cell, introduction_cells
+
+    meta = paper.meta
+    pieces = [meta.title or "", " ".join(meta.keywords)]
+    abstract = abstract_cell(paper)
+    if abstract is not None:
+        pieces.append(abstract.source)
+    intro = "\n".join(c.source for c in introduction_cells(paper))
+    pieces.append(intro[:OPENING_CHARS])
+    return pieces

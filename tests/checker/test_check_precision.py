@@ -1,0 +1,253 @@
+"""Findings a reviewer would sign (issue 36): the false-positive families found by labelling the
+check's findings on real papers, each as a small hand-written LaTeX paper."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mechnb.checker import check
+from mechnb.findings import Finding
+from mechnb.latexin.check import check_latex
+from mechnb.notebook import paper_from_dict
+
+PREAMBLE = r"""\documentclass{article}
+\usepackage{amsthm}
+\newtheorem{theorem}{Theorem}
+\newtheorem{lemma}{Lemma}
+\begin{document}
+\title{Damped sums}
+\begin{abstract}
+Damped sums are common in signal processing. We study when a damped sum settles.
+We show that it settles geometrically, and check this on simulated sequences.
+\end{abstract}
+"""
+
+
+def paper(tmp_path: Path, body: str, name: str = "main.tex", extra: dict[str, str] | None = None
+          ) -> list[Finding]:
+    """The findings of ``mechnb check`` on a paper made of ``PREAMBLE`` + ``body``."""
+    (tmp_path / name).write_text(PREAMBLE + body + "\n\\end{document}\n", encoding="utf-8")
+    for file, text in (extra or {}).items():
+        (tmp_path / file).write_text(text, encoding="utf-8")
+    return check_latex(tmp_path / name)
+
+
+def codes_at(findings: list[Finding], code: str) -> list[int | None]:
+    return [f.line for f in findings if f.code == code]
+
+
+def line_of(tmp_path: Path, needle: str, name: str = "main.tex") -> int:
+    lines = (tmp_path / name).read_text(encoding="utf-8").split("\n")
+    return next(n for n, text in enumerate(lines, 1) if needle in text)
+
+
+# ---- MECH004: a statement is closed by a proof anywhere that refers to it ----------------------
+
+CLOSED_BY = {
+    "heading": r"""
+\section{Theory}
+\begin{theorem}\label{thm:settle}
+Every damped sum with ratio below one settles.
+\end{theorem}
+In words, damping wins over accumulation.
+\appendix
+\section{Proofs}
+\subsection{Proof of Theorem~\ref{thm:settle}}
+\begin{proof}
+Bound the tail by a geometric series.
+\end{proof}
+""",
+    "proof-argument": r"""
+\section{Theory}
+\begin{theorem}\label{thm:settle}
+Every damped sum with ratio below one settles.
+\end{theorem}
+In words, damping wins over accumulation.
+\begin{lemma}\label{lem:tail}
+The tail is bounded.
+\end{lemma}
+\begin{proof}
+Compare with a geometric series.
+\end{proof}
+\appendix
+\section{Proofs}
+\begin{proof}[Proof of Theorem~\ref{thm:settle}]
+Apply Lemma~\ref{lem:tail}.
+\end{proof}
+""",
+    "numbered-heading": r"""
+\section{Theory}
+\begin{theorem}\label{thm:settle}
+Every damped sum with ratio below one settles.
+\end{theorem}
+In words, damping wins over accumulation.
+\appendix
+\section{Proofs}
+\subsection{Proof of Theorem 1}
+Bound the tail by a geometric series, term by term.
+""",
+    "restatable": r"""
+\section{Theory}
+\begin{restatable}{theorem}{settle}\label{thm:settle}
+Every damped sum with ratio below one settles.
+\end{restatable}
+In words, damping wins over accumulation.
+\appendix
+\section{Proofs}
+\settle*
+\begin{proof}
+Bound the tail by a geometric series.
+\end{proof}
+""",
+    "deferral": r"""
+\section{Theory}
+The proofs of all results in this section are in Appendix~\ref{app:proofs}.
+\begin{theorem}\label{thm:settle}
+Every damped sum with ratio below one settles.
+\end{theorem}
+In words, damping wins over accumulation.
+\appendix
+\section{Proofs}\label{app:proofs}
+We bound the tail by a geometric series.
+""",
+    "cited": r"""
+\section{Background}
+\begin{theorem}[Ratio test~\cite{knuth}]\label{thm:ratio}
+A series whose ratio stays below one converges.
+\end{theorem}
+We use it below.
+\begin{thebibliography}{1}
+\bibitem{knuth} D. Knuth. Concrete sums. 1990.
+\end{thebibliography}
+""",
+}
+
+
+def test_a_statement_proved_anywhere_that_refers_to_it_is_closed(tmp_path: Path) -> None:
+    for how, body in CLOSED_BY.items():
+        folder = tmp_path / how
+        folder.mkdir()
+        assert codes_at(paper(folder, body), "MECH004") == [], how
+
+
+def test_a_statement_with_no_proof_or_a_pointer_to_nowhere_stays_open(tmp_path: Path) -> None:
+    body = r"""
+\section{Theory}
+The proofs of all results in this section are in Appendix~\ref{app:missing}.
+\begin{theorem}\label{thm:settle}
+Every damped sum with ratio below one settles.
+\end{theorem}
+In words, damping wins over accumulation. We leave the proof of Theorem~\ref{thm:settle} to
+future work.
+"""
+    found = paper(tmp_path, body)
+    assert codes_at(found, "MECH004") == [line_of(tmp_path, r"\begin{theorem}")]
+
+
+# ---- MECH016 / MECH017: an inline thebibliography is a bibliography ----------------------------
+
+def test_an_inline_thebibliography_is_a_bibliography(tmp_path: Path) -> None:
+    body = r"""
+\section{Introduction}
+Damped sums go back to \cite{euler} and \cite{gauss}.
+\begin{thebibliography}{9}
+\bibitem{euler} L. Euler. On series. 1748.
+\end{thebibliography}
+"""
+    found = paper(tmp_path, body)
+    assert codes_at(found, "MECH016") == []
+    # the key the inline list lacks is still an unresolved citation
+    assert [f.labels for f in found if f.code == "MECH017"] == [("gauss",)]
+
+
+# ---- MECH023: a number after a locator into another work is not a hard-coded reference ---------
+
+def test_locators_into_other_works_are_not_hard_coded_references(tmp_path: Path) -> None:
+    body = r"""
+\section{Introduction}
+The bound is \citet[Table 2]{euler}, sharpened in \citep[Prop. A.22]{euler}.
+As their Figure 22 shows, the sum oscillates; see also Section 4 of the Euler paper \cite{euler}.
+Numbered works agree [12, Sec. 3], and 其论文中的图22 shows the same.
+Our own Table 3 lists the rates.
+\begin{thebibliography}{9}
+\bibitem{euler} L. Euler. On series. 1748.
+\end{thebibliography}
+"""
+    found = paper(tmp_path, body)
+    hard = [f for f in found if f.code == "MECH023"]
+    assert [f.line for f in hard] == [line_of(tmp_path, "Our own Table 3")]
+    assert "'Table 3'" in hard[0].message
+
+
+# ---- MECH081 / MECH072: numbers in the prose against the notebook's saved outputs ------------
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "notebooks" / "example_paper.ipynb"
+
+
+def example_findings(edit: Callable[[list[dict[str, Any]]], None]) -> list[Finding]:
+    """The findings of the English example paper after ``edit`` changes its cells."""
+    nb = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    edit(nb["cells"])
+    return check(paper_from_dict(nb, EXAMPLE))
+
+
+def _replace(cells: list[dict[str, Any]], index: int, old: str, new: str) -> None:
+    source = "".join(cells[index]["source"])
+    assert old in source
+    cells[index]["source"] = source.replace(old, new, 1)
+
+
+def test_the_example_paper_gets_no_finding_to_start_with() -> None:
+    assert example_findings(lambda cells: None) == []
+
+
+def test_a_results_number_that_differs_from_the_output_names_the_printed_value() -> None:
+    found = example_findings(lambda cells: _replace(cells, 18, "$0.017$", "$0.013$"))
+    assert [(f.code, f.cell) for f in found] == [("MECH081", 18)]
+    assert "text says 0.013, cell 18 printed 0.017" in found[0].message
+    found = example_findings(lambda cells: _replace(cells, 18, "$\\pi=0.968$", "$\\pi=0.958$"))
+    assert [(f.code, f.cell) for f in found] == [("MECH081", 18)]
+    assert "text says 0.958, cell 18 printed 0.968" in found[0].message
+
+
+def test_a_caption_number_that_differs_from_its_own_output() -> None:
+    def edit(cells: list[dict[str, Any]]) -> None:
+        meta = cells[17]["metadata"]["mechnb"]
+        meta["caption"] += " At the end of training $\\beta=7.96$."
+
+    found = example_findings(edit)
+    assert [(f.code, f.cell) for f in found] == [("MECH081", 17)]
+    assert "text says 7.96, cell 18 printed 7.69: the caption" in found[0].message
+
+
+def test_a_hundredth_of_a_shown_number_is_not_shown() -> None:
+    # the abstract's 0.02 rounds the printed 0.017; 0.002 is no printed value, and no shown
+    # "0.2" may stand for it unless a % says it is a percentage
+    found = example_findings(lambda cells: _replace(cells, 0, "within $0.02$", "within $0.002$"))
+    assert [(f.code, f.cell) for f in found] == [("MECH072", 0)]
+
+
+# ---- MECH082 / MECH074: the scope and the strength of what the prose claims -------------------
+
+def test_a_claim_about_a_named_real_model_needs_a_real_model_experiment() -> None:
+    found = example_findings(lambda cells: _replace(
+        cells, 21, "The logarithmic", "Induction heads in GPT-2 form when these two scalars "
+        "cross their thresholds. The logarithmic"))
+    assert [(f.code, f.cell) for f in found] == [("MECH082", 21)]
+    assert "GPT-2" in found[0].message
+    # hedged, it is not a claim; in the limitations it is a limit, not a claim
+    assert example_findings(lambda cells: _replace(
+        cells, 21, "The logarithmic", "The same may hold for induction heads in GPT-2. "
+        "The logarithmic")) == []
+    assert example_findings(lambda cells: _replace(
+        cells, 22, "One seed", "Induction heads in GPT-2 form differently. One seed")) == []
+
+
+def test_proof_wording_for_an_experiment_is_read_in_the_discussion_too() -> None:
+    found = example_findings(lambda cells: _replace(
+        cells, 21, "The logarithmic", "\\cref{fig:intervention} proves that the margin "
+        "decides when the head copies. The logarithmic"))
+    assert [(f.code, f.cell) for f in found] == [("MECH074", 21)]
