@@ -20,6 +20,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("notebook", type=Path, help="the .ipynb file to create")
     parser.add_argument("--lang", choices=("en", "zh"), default="en")
     parser.add_argument("--title", help="the paper's title")
+    parser.add_argument("--variant", help="a variant of the type's scaffold (failure: "
+                        "mechanistic — a circuit component that misfires, not a numerical "
+                        "failure)")
     parser.add_argument("--force", action="store_true", help="overwrite an existing file")
 
 
@@ -32,8 +35,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"{path}: the notebook name must end in .ipynb")
     if path.exists() and not args.force:
         raise UsageError(f"{path} already exists; choose another name or pass --force")
-    nb = scaffold_notebook(args.paper_type, lang=args.lang, title=args.title)
+    nb = scaffold_notebook(args.paper_type, lang=args.lang, title=args.title,
+                           variant=args.variant)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, (json.dumps(nb, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
-    out.write(f"wrote {path} ({len(nb['cells'])} cells, {args.paper_type}, {args.lang})\n")
+    kind = f"{args.paper_type}, {args.variant}" if args.variant else args.paper_type
+    out.write(f"wrote {path} ({len(nb['cells'])} cells, {kind}, {args.lang})\n")
     return 0

@@ -228,12 +228,27 @@ def validation_label(target: str, kind: str) -> str:
     return f"exp:{stem}-{kind}"
 
 
+def scaffold_variants(paper_type: str) -> list[str]:
+    """The variants of ``paper_type``'s scaffold besides its default one (``failure``:
+    ``mechanistic``, a circuit that breaks rather than a numerical failure)."""
+    return sorted(p.name[len(paper_type) + 1:-5] for p in
+                  resources.files("mechnb").joinpath("data/scaffolds").iterdir()
+                  if p.name.startswith(paper_type + "-") and p.name.endswith(".json"))
+
+
 @cache
-def _scaffold(paper_type: str) -> dict[str, Any]:
+def _scaffold(paper_type: str, variant: str | None = None) -> dict[str, Any]:
     if paper_type not in PAPER_TYPES:
         raise UsageError(f"unknown paper type '{paper_type}'; choose one of "
                          f"{', '.join(PAPER_TYPES)}")
-    data: dict[str, Any] = _read_json(f"data/scaffolds/{paper_type}.json")
+    if variant is None:
+        data: dict[str, Any] = _read_json(f"data/scaffolds/{paper_type}.json")
+        return data
+    known = scaffold_variants(paper_type)
+    if variant not in known:
+        offer = f"; choose one of {', '.join(known)}" if known else " (it has none)"
+        raise UsageError(f"unknown variant '{variant}' of the {paper_type} scaffold{offer}")
+    data = _read_json(f"data/scaffolds/{paper_type}-{variant}.json")
     return data
 
 
@@ -248,12 +263,13 @@ def _literal_cell(entry: Mapping[str, Any], lang: str) -> CellSpec:
     return CellSpec(entry["cell_type"], _text(entry["source"], lang), metadata)
 
 
-def scaffold_cells(paper_type: str, *, lang: str = "en", title: str | None = None
-                   ) -> list[CellSpec]:
-    """Every cell of a paper of ``paper_type``, from title to appendix, in paper order."""
+def scaffold_cells(paper_type: str, *, lang: str = "en", title: str | None = None,
+                   variant: str | None = None) -> list[CellSpec]:
+    """Every cell of a paper of ``paper_type`` (its ``variant`` scaffold when given, see
+    :func:`scaffold_variants`), from title to appendix, in paper order."""
     _check_lang(lang)
     out: list[CellSpec] = []
-    for entry in _scaffold(paper_type)["cells"]:
+    for entry in _scaffold(paper_type, variant)["cells"]:
         if "use" not in entry:
             out.append(_literal_cell(entry, lang))
             continue
@@ -275,20 +291,20 @@ def scaffold_cells(paper_type: str, *, lang: str = "en", title: str | None = Non
     return out
 
 
-def scaffold_description(paper_type: str, lang: str = "en") -> str:
+def scaffold_description(paper_type: str, lang: str = "en", variant: str | None = None) -> str:
     """One sentence saying what kind of paper the scaffold is for."""
     _check_lang(lang)
-    return _text(_scaffold(paper_type)["description"], lang)
+    return _text(_scaffold(paper_type, variant)["description"], lang)
 
 
-def scaffold_notebook(paper_type: str, *, lang: str = "en", title: str | None = None
-                      ) -> dict[str, Any]:
+def scaffold_notebook(paper_type: str, *, lang: str = "en", title: str | None = None,
+                      variant: str | None = None) -> dict[str, Any]:
     """A complete nbformat 4.5 notebook holding the scaffold of ``paper_type``.
 
     ``metadata.mechnb`` records ``lang`` and ``paper_type``, and ``title`` when one is given
     (otherwise the paper's title comes from its ``title`` cell, which holds a blank to fill in).
     """
-    cells = scaffold_cells(paper_type, lang=lang, title=title)
+    cells = scaffold_cells(paper_type, lang=lang, title=title, variant=variant)
     mech: dict[str, Any] = {"lang": lang, "paper_type": paper_type}
     if title:
         mech = {"title": title, **mech}

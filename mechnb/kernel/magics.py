@@ -26,8 +26,9 @@ DELEGATED: dict[str, str] = {
 USAGE = """\
 %mech <role> [--label L] [--title T] [--lang en|zh] [--kind K]   insert the template for a role
 %mech lens --kind <lens>         a lens cell from the catalog, with its closing experiment
-%mech new <expressivity|dynamics|failure> [--lang en|zh]          scaffold a whole paper
-%mech validate <label> [--kind controlled|real-model|intervention|ablation|construction|localize]
+%mech new <expressivity|dynamics|failure> [--variant V] [--lang en|zh] scaffold a paper
+%mech validate <label> [--kind K]  an experiment that validates <label>; K: controlled, real-model,
+                                 intervention, ablation, construction, localize, seeds, baseline
 %mech figures [--columns 1|2]    matplotlib figures in the paper's fonts, vector in the PDF
 %mech list [--lang en|zh]        the roles and what each is for
 %mech check [NOTEBOOK]           closing-loop checks on this notebook (last saved version)
@@ -117,8 +118,11 @@ def mech_new(shell: Any, argv: list[str]) -> Any:
     """``%mech new <paper-type>``: the whole skeleton of a paper."""
     from ..templates import scaffold_cells
 
-    args = _parser("%mech new", "paper_type").parse_args(argv)  # the type is checked there
-    return _insert(shell, scaffold_cells(args.paper_type, lang=args.lang or notebook_lang(shell)))
+    parser = _parser("%mech new", "paper_type")  # the type is checked there
+    parser.add_argument("--variant")
+    args = parser.parse_args(argv)
+    return _insert(shell, scaffold_cells(args.paper_type, lang=args.lang or notebook_lang(shell),
+                                         variant=args.variant))
 
 
 def mech_validate(shell: Any, argv: list[str]) -> Any:

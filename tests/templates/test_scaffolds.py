@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import nbformat
@@ -136,9 +138,10 @@ def test_the_argument_runs_in_order(paper_type: str, lang: str) -> None:
         main in cells[i].metadata["mechnb"]["validates"] for i in experiments
         if cells[i].metadata["mechnb"]["kind"] == "intervention")
     tail = roles[experiments[-1] + 1:]
-    assert tail[:6] == ["result", "implication", "limitations", "future", "conclusion",
-                        "appendix"]
-    assert set(tail[6:]) <= {"proof"}
+    # results, the alternatives they rule out, related work, then the discussion
+    assert tail[:8] == ["result", "remark", "prior", "implication", "limitations", "future",
+                        "conclusion", "appendix"]
+    assert set(tail[8:]) <= {"proof"}
 
 
 SKELETONS: dict[str, list[tuple[str, dict[str, Any]]]] = {
@@ -253,3 +256,61 @@ def test_each_paper_type_has_its_own_framing_cells(role: str, lang: str) -> None
     if role == "abstract":
         for paper_type, text in texts.items():
             assert "not merely" not in text and "并不只是" not in text, paper_type
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_failure_scaffold_has_a_mechanistic_variant(lang: str, tmp_path: Path) -> None:
+    """A failure need not be numerical: ``--variant mechanistic`` scaffolds a circuit component
+    that misfires (issue 40). Its framing differs from the numerical one, it localizes by
+    patching and adds seeds and baselines, and the checker sees a closed argument."""
+    from mechnb.checker import check
+    from mechnb.cli import main
+    from mechnb.templates import scaffold_variants
+
+    assert scaffold_variants("failure") == ["mechanistic"]
+    numeric = scaffold_cells("failure", lang=lang)
+    mech = scaffold_cells("failure", lang=lang, variant="mechanistic")
+    for role in ("title", "abstract", "context", "prior", "gap", "lens", "question",
+                 "assumption", "implication", "limitations", "conclusion"):
+        ours = [c.source for c in mech if c.role == role]
+        assert ours and ours != [c.source for c in numeric if c.role == role], role
+    assert not any("mantissa" in c.source or "rounding" in c.source.lower() for c in mech)
+    kinds = [c.metadata["mechnb"].get("kind") for c in mech if c.role == "experiment"]
+    assert {"intervention", "ablation", "real-model", "controlled"} <= set(kinds)
+    labels = _labels(mech)
+    assert {"exp:seeds", "exp:baseline", "rem:alternatives"} <= set(labels)
+    assert all(len(where) == 1 for where in labels.values())
+    refs = {r for c in mech if c.cell_type == "markdown" for r in REF.findall(c.source)}
+    assert refs <= set(labels), refs - set(labels)
+
+    path = tmp_path / "paper.ipynb"
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["new", "failure", str(path), "--variant", "mechanistic", "--lang", lang],
+                out, err) == 0, err.getvalue()
+    assert "failure, mechanistic" in out.getvalue()
+    nb = json.loads(path.read_text("utf-8"))
+    assert nb["metadata"]["mechnb"]["paper_type"] == "failure"
+    paper = paper_from_dict(nb)
+    experiments = [c.index for c in paper.cells if c.role == "experiment" and not c.is_markdown]
+    errors = sorted((f.code, f.cell) for f in check(paper) if f.severity == Severity.ERROR)
+    assert errors == sorted([("MECH046", i) for i in experiments]
+                            + [("MECH007", i) for i in experiments])
+
+
+def test_an_unknown_scaffold_variant_names_the_known_ones() -> None:
+    with pytest.raises(UsageError, match="unknown variant 'numeric' of the failure scaffold; "
+                                         "choose one of mechanistic"):
+        scaffold_cells("failure", variant="numeric")
+    with pytest.raises(UsageError, match="of the dynamics scaffold \\(it has none\\)"):
+        scaffold_cells("dynamics", variant="mechanistic")
+
+
+@pytest.mark.parametrize("paper_type", ["dynamics", "failure", "expressivity"])
+def test_every_scaffold_has_related_work_and_alternatives(paper_type: str) -> None:
+    """Units a reviewer asks for (issue 40): a related-work section and the alternative
+    explanations ruled out; trained runs also get seeds with their spread and baselines."""
+    cells = scaffold_cells(paper_type)
+    assert any(c.source.startswith("# Related work") for c in cells if c.role == "prior")
+    labels = _labels(cells)
+    assert "rem:alternatives" in labels
+    assert ({"exp:seeds", "exp:baseline"} <= set(labels)) is (paper_type != "expressivity")

@@ -75,9 +75,10 @@ def test_template_file_is_well_formed(role: str) -> None:
 
 def test_default_variant_comes_first() -> None:
     assert variants("experiment")[0] == DEFAULT_VARIANT
-    # the kinds, plus the construction check (expressivity) and localizing a failure
+    # the kinds, plus the construction check (expressivity), localizing a failure, repeating
+    # over seeds and comparing with baselines
     assert set(variants("experiment")) == {DEFAULT_VARIANT, *EXPERIMENT_KINDS, "construction",
-                                           "localize"}
+                                           "localize", "seeds", "baseline"}
 
 
 # ---- every variant in both languages --------------------------------------------------------
