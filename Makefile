@@ -17,6 +17,9 @@ TEX_PACKAGES := texlive-xetex texlive-luatex texlive-latex-recommended texlive-l
 	latex-cjk-chinese-arphic-gbsn00lp latex-cjk-chinese-arphic-gkai00mp poppler-utils \
 	texlive-bibtex-extra texlive-science texlive-publishers texlive-plain-generic \
 	fonts-noto-core fonts-noto-mono fonts-symbola tex-gyre
+# make test runs the suite on this many pytest-xdist workers (tests/conftest.py keeps the browser
+# tests, the corpus tests and tests sharing a fixture each in one worker); 1 runs it serially.
+TEST_WORKERS ?= 2
 APT_GET := DEBIAN_FRONTEND=noninteractive apt-get
 EXAMPLE := notebooks/example_paper.ipynb
 EXAMPLE_ZH := notebooks/example_paper_zh.ipynb
@@ -88,7 +91,7 @@ demo: tex install
 
 ## The whole test suite: unit, TeX compile, real kernel, real browser.
 test: tex chromium install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 ## JupyterLab on notebooks/ with the extension.
 lab: install

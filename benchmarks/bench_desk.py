@@ -12,6 +12,7 @@ Skipped where Chromium or TeX Live is missing (``make test`` installs both). Run
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -36,7 +37,8 @@ def run(report: Callable[[str, str], None]) -> None:
         report("desk (browser)", "skipped: Chromium or TeX Live is missing (make test)")
         return
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
-                           *TESTS], cwd=ROOT, capture_output=True, text=True, check=False)
+                           *TESTS], cwd=ROOT, capture_output=True, text=True, check=False,
+                          env={**os.environ, "MECHNB_MEASURE": "1"})  # the timed variants
     found = LINES.findall(done.stdout)
     if done.returncode != 0 or not found:
         report("desk (browser)", f"failed (pytest exit {done.returncode}); run the tests above")

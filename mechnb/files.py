@@ -52,15 +52,23 @@ def local_key() -> bytes | None:
             pass
         except OSError:
             return None
+        # The key is written whole under a temporary name and then linked into place: a process
+        # reading it at the same moment (two exports at once) sees all 32 bytes or no file.
+        tmp = None
         try:
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            fd, tmp = tempfile.mkstemp(prefix=".record-key.", dir=path.parent)  # mode 0600
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(secrets.token_bytes(32))
+            os.link(tmp, path)
         except FileExistsError:
             continue  # another process created it meanwhile: read that one
         except OSError:
             return None
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(secrets.token_bytes(32))
+        finally:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
     return None
 
 

@@ -14,6 +14,39 @@ REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
 VENV_BIN = Path(sys.executable).parent
 
+# ``make test`` runs the suite on two workers (pytest-xdist, ``--dist loadgroup``). Tests that
+# share state or an expensive set-up run in one worker, one after the other: the browser tests
+# (one Chromium, the Jupyter servers of the session), the corpus tests (they compile real
+# notebooks and papers: CPU-bound, so two at once would only compete), and the tests that share
+# a module- or session-scoped fixture (a Jupyter server, a fitted model, a compiled PDF), which
+# one worker then sets up once. Every other test goes to whichever worker is free.
+_GROUPED_DIRS = {"browser": "browser", "corpus": "corpus"}
+_CHEAP_SHARED = {"repo", "fixtures", "checker_fixtures"}  # constant paths, nothing to share
+
+
+def _xdist_group(item: pytest.Item) -> str | None:
+    """The group ``item`` must run in, or ``None`` when any worker may run it."""
+    parts = Path(str(item.fspath)).relative_to(REPO).parts
+    if len(parts) > 2 and parts[0] == "tests" and parts[1] in _GROUPED_DIRS:
+        return _GROUPED_DIRS[parts[1]]
+    info = getattr(item, "_fixtureinfo", None)
+    shared = []
+    for name, defs in sorted((info.name2fixturedefs if info else {}).items()):
+        last = defs[-1]
+        if (name in _CHEAP_SHARED or not last.baseid  # pytest's own (tmp_path_factory, …)
+                or last.scope not in ("session", "package", "module")):
+            continue
+        shared.append(f"{last.baseid}::{name}" if last.scope != "module"
+                      else item.nodeid.split("::", 1)[0])
+    return shared[0] if shared else None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        group = _xdist_group(item)
+        if group is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
 
 @pytest.fixture(autouse=True)
 def approvals_of_this_test(tmp_path_factory: pytest.TempPathFactory,

@@ -4,6 +4,7 @@ build, a save rebuilds it (one TeX pass), a failed build is marked, clicks go to
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -289,10 +290,10 @@ _EXAMPLES = Path(__file__).resolve().parents[2] / "notebooks"
 
 @pytest.mark.parametrize("stem", ["example_paper", "example_paper_zh"])
 def test_save_to_preview_on_the_example_papers(page: Any, lab_server: Server, stem: str) -> None:
-    """The issue's measure: save → preview updated for the bundled example papers (English
-    with pdfLaTeX, Chinese with XeLaTeX), the median of 5 saves after a first one, each editing
-    the first result paragraph. Prints the numbers (``make bench`` reports them); asserts only
-    that every save shows its own text in the preview."""
+    """Save → preview updated for the bundled example papers (English with pdfLaTeX, Chinese
+    with XeLaTeX): every save shows its own text in the preview. ``make bench``
+    (``benchmarks/bench_desk.py``, ``MECHNB_MEASURE=1``) runs it with five timed saves after a
+    first one and prints the median; the suite makes two saves and times nothing."""
     name = f"measure-{stem}.ipynb"
     shutil.copy(_EXAMPLES / f"{stem}.ipynb", lab_server.root / name)
     for bib in _EXAMPLES.glob(f"{stem}*.bib"):
@@ -306,7 +307,8 @@ def test_save_to_preview_on_the_example_papers(page: Any, lab_server: Server, st
     base = nb.cells()[index]["source"]
     base = base if isinstance(base, str) else "".join(base)
     totals, servers = [], []
-    for n in range(6):
+    saves = 6 if os.environ.get("MECHNB_MEASURE") == "1" else 2
+    for n in range(saves):
         _set_source(nb, index, f"{base} Edit number {n} typed in the browser.")
         took = _timed_save(page, nb, 60_000)
         status = page.locator(".jp-mechnb-preview-status").inner_text()
@@ -315,6 +317,8 @@ def test_save_to_preview_on_the_example_papers(page: Any, lab_server: Server, st
         if n:  # the first save after opening also waits for the preamble's format
             totals.append(took)
             servers.append(float(server.group(1)))
+    if saves < 6:
+        return
     totals.sort()
     servers.sort()
     print(f"save -> preview updated ({stem}): median {totals[2]:.2f} s, "

@@ -304,3 +304,23 @@ def test_records_received_with_the_folder_are_not_trusted(
     assert not any("up to date" in m for m in messages)
     assert any(m.strip().startswith("running") for m in messages)
     assert (tmp_path / "my-cache" / "mechnb" / "record-key").stat().st_mode & 0o777 == 0o600
+
+
+def test_processes_creating_the_record_key_at_once_all_read_the_same_whole_key(
+        tmp_path: Path) -> None:
+    """Two exports started together (the server's two build slots) create the per-user key at
+    the same moment: each must read the one key, all 32 bytes of it, never an empty file."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from mechnb.files import local_key; k = local_key(); "
+            "sys.stdout.write(k.hex() if k else 'NONE')")
+    for attempt in range(3):
+        cache = tmp_path / f"cache{attempt}"
+        env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+        procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                                  text=True) for _ in range(4)]
+        keys = {p.communicate(timeout=60)[0] for p in procs}
+        assert len(keys) == 1 and "NONE" not in keys, keys
+        assert bytes.fromhex(keys.pop()) == (cache / "mechnb" / "record-key").read_bytes()
+        assert [p.name for p in (cache / "mechnb").iterdir()] == ["record-key"]  # no leftovers
