@@ -58,13 +58,30 @@ def formula_as_code(tex: str, line: int) -> tuple[str, Replaced] | None:
         formula = "\n".join(lines[first:last + 1])
         lines[first:last + 1] = [typewriter_lines(formula)]
         return "\n".join(lines), Replaced(first + 1, formula)
-    found = list(_INLINE_RE.finditer(lines[index]))
+    # inline math: the formulas of the paragraph that touch the error line, over their whole
+    # extent (a `$…$` spanning lines is reported at any of them)
+    first = index
+    while first > body_start + 1 and lines[first - 1].strip():
+        first -= 1
+    last = index
+    while last + 1 < len(lines) and lines[last + 1].strip():
+        last += 1
+    block = "\n".join(lines[first:last + 1])
+    at = sum(len(text) + 1 for text in lines[first:index])
+    end_at = at + len(lines[index])
+    found = [m for m in _INLINE_RE.finditer(block) if m.start() <= end_at and m.end() >= at]
     if not found:
         return None
-    text = lines[index]
-    lines[index] = _INLINE_RE.sub(
-        lambda m: "\\texttt{" + escape_latex(m.group(0)) + "}", text)
-    return "\n".join(lines), Replaced(line, " ".join(m.group(0) for m in found))
+    out, pos = [], 0
+    for m in found:
+        out += [block[pos:m.start()], "\\texttt{" + escape_latex(" ".join(m.group(0).split()))
+                + "}"]
+        pos = m.end()
+    out.append(block[pos:])
+    replaced = "".join(out).split("\n")
+    lines[first:last + 1] = replaced
+    start_line = first + 1 + block.count("\n", 0, found[0].start())
+    return "\n".join(lines), Replaced(start_line, " ".join(m.group(0) for m in found))
 
 
 def _display_around(lines: list[str], index: int, floor: int) -> tuple[int, int] | None:

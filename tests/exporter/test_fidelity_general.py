@@ -220,3 +220,15 @@ def test_shown_code_prints_its_outputs_images_inline_and_unnumbered() -> None:
     assert "progress 10/10 done" in shown  # the widget's text/plain fallback
     hidden = render(paper_from_dict(_code_notebook())).latex
     assert "includegraphics" not in hidden and "progress" not in hidden
+
+
+def test_the_formula_as_code_fallback_takes_the_formula_over_every_line() -> None:
+    from mechnb.exporter.fallback import formula_as_code
+
+    tex = ("\\documentclass{article}\n\\begin{document}\n\nText $a =\n\\weird{x}\n+ b$ and $c$."
+           "\n\nNext $d$.\n\\end{document}\n")
+    patched = formula_as_code(tex, 5)  # TeX reports the middle line of the formula
+    assert patched is not None
+    new, replaced = patched
+    assert "Text \\texttt{\\$a = \\textbackslash{}weird\\{x\\} + b\\$} and $c$." in new
+    assert "Next $d$." in new and replaced.first_line == 4
