@@ -270,7 +270,11 @@ class Converter:
             if label is not None:
                 term = self.inline(label.nodelist if isinstance(label, LatexGroupNode)
                                    else [label])
-                inner.add("**" + term.strip("[] ") + "** ", item.pos if item else None)
+                term = term.strip()
+                if not isinstance(label, LatexGroupNode) and term[:1] == "[" and \
+                        term[-1:] == "]":  # the brackets of \item[…] (a "[@key]" keeps its own)
+                    term = term[1:-1].strip()
+                inner.add("**" + term + "** ", item.pos if item else None)
             self.nodes(body, inner)
             text = _SPACES.sub(" ", inner.text).strip() if "\n" not in inner.text.strip() \
                 else "\n    ".join(line for line in inner.text.strip().split("\n"))

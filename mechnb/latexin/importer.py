@@ -272,12 +272,35 @@ def template_text(paper: LatexPaper, available: set[str] | None = None) -> str:
             pos = b
     kept.append(preamble[pos:])
     body = "".join(kept).strip("\n")
+    # definitions the paper makes in its body (a table file's \newcommand): the cells no longer
+    # hold them (the reader leaves them out of the text), so the template does
+    in_body = [paper.source.text[a:b] for a, b in _merged(paper.declarations.spans)
+               if a >= paper.body_start]
+    in_body = [d for d in in_body if not _SUBSTITUTED.match(d)]
+    if in_body:
+        body += ("\n% Definitions " + paper.source.main.name + " makes in its body\n"
+                 + "\n".join(d.strip() for d in in_body))
     tail = _MECHNB_NEEDS.lstrip("\n")
     if paper.lang == "zh":  # Chinese references and theorem heads, as mechnb's ctexart has them
         tail = tail.replace("((( environments )))", "((( zh_typesetting )))\n((( environments )))")
     return ("% ((( generated_by )))\n% The preamble of " + paper.source.main.name
             + " as its authors wrote it (mechnb import); the export fills in the rest.\n"
             + head + body + "\n" + tail)
+
+
+_SUBSTITUTED = re.compile(r"\\[A-Za-z]+\*?\s*\{?\s*\\begin\b")
+"""A definition of an environment-opening macro in the body, which the reader has already
+replaced by the environment it opens (``\\newcommand{\\begin{equation}}…``): not carried."""
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
 
 
 _LOCAL_KINDS = (".sty", ".cls", ".bst", ".clo", ".cfg")

@@ -74,7 +74,12 @@ def measure(key: str, out_dir: Path) -> dict[str, Any]:
     end = re.search(r"\\end\s*\{document\}", body)
     source = mask_comments(body[:end.start()] if end else body)
     result = import_latex(LATEX / key, out_dir / "paper.ipynb", record_trust=False)
-    exported = mask_comments(render(read_paper(result.notebook_path)).latex)
+    latex = render(read_paper(result.notebook_path)).latex
+    # the body, as on the source side (the preamble is the paper's own, as written), and the
+    # definitions the paper makes in its body, which the template holds
+    start = latex.find("\\begin{document}")
+    moved = latex.find("% Definitions ", 0, max(start, 0))
+    exported = mask_comments(latex[moved if moved >= 0 else max(start, 0):])
     theorems = {env: role for env, role in paper.declarations.theorems.items()}
     for env in paper.declarations.environments:  # the paper's own non-theorem environments
         theorems.setdefault(env, "other")

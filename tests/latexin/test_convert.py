@@ -39,6 +39,10 @@ def md(latex: str) -> str:
      "Code `run_all` at <https://x.org/a_b>, [here](https://y.org)."),
     ("Items:\n\\begin{itemize}\n\\item one\n\\item two\n\\end{itemize}",
      "Items:\n\n- one\n- two"),
+    # a description label keeps a citation whole (its "]" is not the label's bracket)
+    ("Criteria\n\\begin{description}\n\\item[$c$-optimality~\\citep{e}] minimise it.\n"
+     "\\item[Plain] text.\n\\end{description}",
+     "Criteria\n\n- **$c$-optimality [@e]** minimise it.\n- **Plain** text."),
     ("Line one\n- not a list\n1. not a number", "Line one\n\\- not a list\n1\\. not a number"),
     ("中文的一行\n接着下一行，English\nnext", "中文的一行接着下一行，English\nnext"),
     ("A * star_and <tag>", "A \\* star\\_and \\<tag>"),
