@@ -480,20 +480,24 @@ _SAFE_STEM = re.compile(r"[^\w\u3400-\u9fff-]+")
 
 class NewPaperHandler(_NotebookHandler):
     """``POST /mechnb/new-paper`` ``{"dir", "type", "lang", "title"}``: a new paper notebook from
-    the type's scaffold in folder ``dir`` (relative to the server root), named after the title
-    (``-2``, ``-3``… when taken: nothing is overwritten); replies ``{"path"}``."""
+    the type's scaffold (``type/variant`` for a variant of it: ``failure/mechanistic``) in folder
+    ``dir`` (relative to the server root), named after the title (``-2``, ``-3``… when taken:
+    nothing is overwritten); replies ``{"path"}``."""
 
     @web.authenticated
     @authorized("write")
     async def post(self) -> None:
         from .notebook import LANGS, PAPER_TYPES
-        from .templates import scaffold_notebook
+        from .templates import scaffold_notebook, scaffold_variants
 
         body = self.get_json_body() or {}
-        ptype, lang = body.get("type"), body.get("lang", "en")
+        kind, lang = body.get("type"), body.get("lang", "en")
         title = body.get("title") or None
+        ptype, _, variant = kind.partition("/") if isinstance(kind, str) else ("", "", "")
         if ptype not in PAPER_TYPES:
             raise web.HTTPError(400, f"type must be one of {', '.join(PAPER_TYPES)}")
+        if variant and variant not in scaffold_variants(ptype):
+            raise web.HTTPError(400, f"the {ptype} scaffold has no variant {variant!r}")
         if lang not in LANGS:
             raise web.HTTPError(400, "lang must be en or zh")
         if title is not None and (not isinstance(title, str) or len(title) > 300):
@@ -506,7 +510,7 @@ class NewPaperHandler(_NotebookHandler):
             raise web.HTTPError(404, f"no folder {rel}")
         stem = _SAFE_STEM.sub("-", (title or f"{ptype} paper").strip()).strip("-_")[:60]
         stem = stem or "paper"
-        nb = scaffold_notebook(ptype, lang=lang, title=title)
+        nb = scaffold_notebook(ptype, lang=lang, title=title, variant=variant or None)
         data = (json.dumps(nb, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
         for n in range(1, 1000):
             path = folder / (stem + (f"-{n}" if n > 1 else "") + ".ipynb")

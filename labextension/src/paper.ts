@@ -15,9 +15,11 @@ import { Widget } from '@lumino/widgets';
 import { requestAPI } from './api';
 import { CommandIDs } from './commands';
 
+/** Scaffolds: `type` or `type/variant` (a variant of the type's scaffold). */
 const PAPER_TYPES: [string, string][] = [
   ['dynamics', 'Training dynamics — how a mechanism forms during training'],
-  ['failure', 'Failure mode — when and why a mechanism breaks'],
+  ['failure', 'Failure mode (numerical) — why low-precision training breaks'],
+  ['failure/mechanistic', 'Failure mode (mechanistic) — a circuit component that misfires'],
   ['expressivity', 'Expressivity — what an architecture can and cannot compute']
 ];
 const ENGINES = ['', 'pdflatex', 'xelatex', 'lualatex'];

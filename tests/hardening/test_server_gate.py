@@ -261,3 +261,20 @@ def test_an_export_past_the_slot_limit_is_killed_with_504(writer: Server) -> Non
     while _processes_naming(str(nb)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _processes_naming(str(nb)) == []
+
+
+def test_new_paper_takes_a_scaffold_variant(writer: Server) -> None:
+    """The Launcher's "Failure mode (mechanistic)" asks for ``failure/mechanistic``: the paper is
+    of type failure with the mechanistic scaffold; an unknown variant is a 400 and writes
+    nothing."""
+    status, reply = _call(writer, "mechnb/new-paper", {"type": "failure/mechanistic",
+                                                       "title": "A head that misfires"})
+    assert status == 200, reply
+    nb = json.loads((writer.root / reply["path"]).read_text("utf-8"))
+    assert nb["metadata"]["mechnb"]["paper_type"] == "failure"
+    labels = {c["metadata"].get("mechnb", {}).get("label") for c in nb["cells"]}
+    assert {"asm:faithful", "exp:localize", "exp:seeds"} <= labels
+    before = sorted(writer.root.glob("*.ipynb"))
+    status, reply = _call(writer, "mechnb/new-paper", {"type": "failure/numeric"})
+    assert status == 400 and "no variant 'numeric'" in reply["message"]
+    assert sorted(writer.root.glob("*.ipynb")) == before
