@@ -368,11 +368,91 @@ def _with_v3_defaults(nb: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+_V3_MIME = {"text": "text/plain", "html": "text/html", "svg": "image/svg+xml",
+            "png": "image/png", "jpeg": "image/jpeg", "latex": "text/latex",
+            "json": "application/json", "javascript": "application/javascript",
+            "pdf": "application/pdf", "markdown": "text/markdown"}
+"""nbformat 3's output keys → the MIME types of nbformat 4."""
+_V3_OUTPUT_TYPES = {"pyout": "execute_result", "pyerr": "error"}
+
+
+def _joined(value: Any) -> Any:
+    return "".join(str(v) for v in value) if isinstance(value, list) else value
+
+
+def _upgrade_output_v3(output: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(output)
+    kind = _V3_OUTPUT_TYPES.get(str(out.get("output_type")), out.get("output_type"))
+    out["output_type"] = kind
+    if kind == "stream":
+        out["name"] = out.pop("stream", out.get("name", "stdout"))
+        out["text"] = _joined(out.get("text", ""))
+        return out
+    if kind == "error":
+        return out
+    if kind == "execute_result":
+        out["execution_count"] = out.pop("prompt_number", None)
+    data = {}
+    for key in list(out):
+        if key in _V3_MIME or "/" in key:
+            data[_V3_MIME.get(key, key)] = _joined(out.pop(key))
+    out["data"] = data
+    out.setdefault("metadata", {})
+    return out
+
+
+def _upgrade_v3(nb: Mapping[str, Any]) -> dict[str, Any] | None:
+    """An nbformat 4 copy of an nbformat 2–3 notebook (worksheets), as nbformat's ``upgrade``
+    makes it, without importing nbformat (its import costs seconds: jsonschema and its format
+    grammars); ``None`` for a shape it does not know (nbformat then upgrades it)."""
+    cells: list[dict[str, Any]] = []
+    for ws in _with_v3_defaults(nb)["worksheets"]:
+        for cell in ws["cells"]:
+            if not isinstance(cell, Mapping):
+                return None
+            c = dict(cell)
+            c["metadata"] = dict(c.get("metadata") or {})
+            kind = c.get("cell_type")
+            if kind == "code":
+                c.pop("language", None)
+                if "collapsed" in c:
+                    c["metadata"]["collapsed"] = c.pop("collapsed")
+                c["source"] = _joined(c.pop("input", ""))
+                c["execution_count"] = c.pop("prompt_number", None)
+                outputs = c.get("outputs") or []
+                if not isinstance(outputs, list) or not all(isinstance(o, Mapping)
+                                                            for o in outputs):
+                    return None
+                c["outputs"] = [_upgrade_output_v3(o) for o in outputs]
+            elif kind == "heading":
+                level = c.pop("level", 1)
+                text = " ".join(str(_joined(c.get("source", ""))).splitlines())
+                c.update(cell_type="markdown", source="#" * (level if isinstance(level, int)
+                                                               else 1) + " " + text)
+            elif kind in ("markdown", "html"):
+                c["cell_type"] = "markdown"
+                c["source"] = _joined(c.get("source", ""))
+            elif kind == "raw":
+                c["source"] = _joined(c.get("source", ""))
+            else:
+                return None
+            cells.append(c)
+    metadata = dict(nb.get("metadata") or {})
+    metadata.pop("name", None)
+    metadata.pop("signature", None)
+    return {"nbformat": 4, "nbformat_minor": 0, "metadata": metadata, "cells": cells}
+
+
 def _upgrade(nb: Mapping[str, Any], where: str) -> dict[str, Any]:
     """An nbformat 4 copy of an nbformat 1–3 notebook (``nb`` itself is left untouched).
 
-    nbformat is imported here only: it costs about a second and only old notebooks need it.
+    nbformat 2–3 (worksheets) are upgraded here (``_upgrade_v3``); nbformat is imported only
+    for older or odd notebooks: it costs seconds.
     """
+    if "worksheets" in nb:
+        upgraded_v3 = _upgrade_v3(nb)
+        if upgraded_v3 is not None:
+            return upgraded_v3
     import nbformat
     from nbformat.reader import reads as read_any_version
 

@@ -232,3 +232,46 @@ def test_the_formula_as_code_fallback_takes_the_formula_over_every_line() -> Non
     new, replaced = patched
     assert "Text \\texttt{\\$a = \\textbackslash{}weird\\{x\\} + b\\$} and $c$." in new
     assert "Next $d$." in new and replaced.first_line == 4
+
+
+# --------------------------------------------------------------------------- nbformat 3
+
+
+def test_an_nbformat3_notebook_is_read_without_importing_nbformat() -> None:
+    import subprocess
+    import sys
+
+    from .conftest import REPO
+
+    fixture = REPO / "tests" / "fixtures" / "foreign" / "nbformat3.ipynb"
+    probe = ("import sys\nfrom mechnb.notebook import read_paper\n"
+             f"p = read_paper({str(fixture)!r})\n"
+             "print(len(p.cells), 'nbformat' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120, check=True)
+    count, imported = done.stdout.split()
+    assert int(count) > 0 and imported == "False"  # nbformat's import costs seconds
+
+
+def test_the_nbformat3_upgrade_matches_nbformats() -> None:
+    import json
+
+    nbformat = pytest.importorskip("nbformat")
+    from nbformat.reader import reads
+
+    from mechnb.notebook import _upgrade_v3, _with_v3_defaults
+
+    from .conftest import REPO
+
+    for name in ("nbformat3.ipynb", "nbformat3_no_metadata.ipynb"):
+        nb = json.loads((REPO / "tests" / "fixtures" / "foreign" / name).read_text("utf-8"))
+        mine = _upgrade_v3(nb)
+        theirs = json.loads(json.dumps(nbformat.convert(reads(json.dumps(_with_v3_defaults(nb))),
+                                                        4)))
+        assert mine is not None
+        assert [(c["cell_type"], c["source"], [o["output_type"] for o in c.get("outputs", [])],
+                 [sorted(o.get("data", {})) for o in c.get("outputs", [])])
+                for c in mine["cells"]] == \
+            [(c["cell_type"], c["source"], [o["output_type"] for o in c.get("outputs", [])],
+              [sorted(o.get("data", {})) for o in c.get("outputs", [])])
+             for c in theirs["cells"]]
