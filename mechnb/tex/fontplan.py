@@ -41,6 +41,9 @@ _EXCLUDED = ("Latin Modern", "LM ", "AR PL", "Noto Serif CJK", "Noto Sans CJK",
              "Noto Sans Mono CJK", "Noto Color Emoji", "Noto Kufi", "Noto Looped", "Noto Rashi")
 """Families never chosen: the main fonts, the CJK fonts (xeCJK's), colour bitmaps, display faces."""
 
+MONO_FAMILIES = ("Noto Sans Mono", "DejaVu Sans Mono")
+"""Typewriter faces for code and outputs, when one has all of a family's characters."""
+
 RTL_SCRIPTS = frozenset({"HEBREW", "ARABIC", "SYRIAC", "THAANA", "NKO"})
 """Scripts written right to left."""
 
@@ -237,23 +240,31 @@ def plan_preamble(plan: FontPlan) -> str:
     if not plan.families:
         return "\n".join(lines) + "\n"
     lines += ["\\ifXeTeX", "\\makeatletter",
-              "\\def\\mech@enter#1{\\edef\\mech@prevfamily{\\f@family}#1}",
+              # #1 in text, #2 in typewriter (code and outputs keep their columns)
+              "\\def\\mech@enter#1#2{\\edef\\mech@prevfamily{\\f@family}"
+              "\\edef\\mech@ttfamily{\\ttdefault}"
+              "\\ifx\\mech@prevfamily\\mech@ttfamily#2\\else#1\\fi}",
               "\\def\\mech@leave{\\fontfamily{\\mech@prevfamily}\\selectfont}",
               "\\def\\mech@classrange#1#2#3{\\@tempcnta=#1\\relax"
               "\\loop\\ifnum\\@tempcnta<\\numexpr#2+1\\relax"
               "\\XeTeXcharclass\\@tempcnta=#3\\relax\\advance\\@tempcnta\\@ne\\repeat}",
               "\\XeTeXinterchartokenstate=1"]
     names = []
+    charsets = installed_charsets()
     for n, (family, chars) in enumerate(plan.families):
         letter = chr(ord("a") + n) if n < 26 else f"z{n}"
         font, cls = f"\\mech@font@{letter}", f"\\mech@class@{letter}"
-        names.append((font, cls))
+        mono = next((m for m in MONO_FAMILIES if m in charsets and m != family
+                     and all(_covers(charsets[m], ord(c)) for c in chars)), None)
+        names.append((font + (font + "@tt" if mono else font), cls))
         script = _script_option(chars)
         # Latin-like letters and symbols at Latin Modern's x-height; other scripts as designed
         scale = "Scale=MatchLowercase" if script in ("", ",Script=Cyrillic",
                                                      ",Script=Greek") else ""
         options = "[" + (scale + script).lstrip(",") + "]"
         lines.append(f"\\newfontfamily{font}{{{family}}}{options}")
+        if mono:
+            lines.append(f"\\newfontfamily{font}@tt{{{mono}}}[Scale=MatchLowercase]")
         lines.append(f"\\newXeTeXintercharclass{cls}")
         for first, last in _ranges(chars):
             if first == last:
