@@ -208,6 +208,7 @@ _MECHNB_NEEDS = r"""
 \@ifpackageloaded{amsmath}{}{\usepackage{amsmath}}
 \@ifpackageloaded{amssymb}{}{\usepackage{amssymb}}
 \@ifpackageloaded{amsthm}{}{\@ifundefined{proof}{\usepackage{amsthm}}{}}
+\providecommand{\theoremstyle}[1]{}% a class with its own proof (llncs) and no amsthm
 \@ifpackageloaded{graphicx}{}{\usepackage{graphicx}}
 \@ifpackageloaded{booktabs}{}{\usepackage{booktabs}}
 \@ifpackageloaded{xcolor}{}{\usepackage{xcolor}}

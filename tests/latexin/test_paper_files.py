@@ -219,3 +219,32 @@ def test_a_missing_package_names_the_debian_package_and_a_refused_bst_gives_way(
 
     assert DEBIAN_PACKAGE["bbm.sty"] == "texlive-fonts-extra"
     assert DEBIAN_PACKAGE["algorithm.sty"] == "texlive-science"
+
+
+@pytest.mark.skipif(not HAS_TEX or not shutil.which("kpsewhich") or subprocess.run(
+    ["kpsewhich", "llncs.cls"], capture_output=True, text=True).returncode != 0,
+    reason="llncs.cls (texlive-publishers) not installed")
+def test_a_class_with_its_own_proof_and_front_matter_in_the_body_compiles(
+        tmp_path: Path) -> None:
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "main.tex").write_text(
+        "\\documentclass[runningheads]{llncs}\n\\usepackage{amsmath}\n\\begin{document}\n"
+        "\\title{Order}\\author{Ada}\\institute{Somewhere}\\maketitle\n"
+        "\\section{Introduction}\n\\begin{theorem}\\label{t}Heads form in order.\\end{theorem}\n"
+        "\\begin{proof}By induction.\\end{proof}\nSee \\ref{t}.\n\\end{document}\n",
+        encoding="utf-8")
+    out = tmp_path / "nb" / "p.ipynb"
+    code, text, err = run("import", str(paper / "main.tex"), "-o", str(out), "--yes")
+    assert code == 0, text + err
+    nb = json.loads(out.read_text(encoding="utf-8"))
+    assert nb["metadata"]["mechnb"]["style"] == {"class": "llncs",
+                                                 "class_options": ["runningheads"]}
+    assert not any("Somewhere" in c["source"] or "maketitle" in c["source"]
+                   for c in nb["cells"])  # the front matter is not body text
+    code, text, err = run("export", str(out), "--pdf")
+    pdf = tmp_path / "nb" / "build" / "p" / "p.pdf"
+    assert code == 0 and pdf.exists(), text + err
+    words = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                           check=True).stdout
+    assert "Heads form in order." in words and "By induction." in words
