@@ -2,7 +2,7 @@
  * Every command id of the extension, in one place.
  */
 export namespace CommandIDs {
-  /** Open the phrase panel (runs `%mech phrases` in the notebook's kernel). */
+  /** Open the phrase panel (the server's phrase search: no kernel needed). */
   export const openPhrases = 'mechnb:open-phrases';
   /** Set the role (and label) of the selected cells: metadata.mechnb + the mech:<role> tag. */
   export const setRole = 'mechnb:set-role';

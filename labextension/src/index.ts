@@ -37,6 +37,7 @@ import { CommandIDs } from './commands';
 import { markCells, placeCursor } from './markers';
 import { saveOnce } from './save';
 import { MovesPanel } from './moves';
+import { PhrasesPanel } from './phrases';
 import { paperPlugin } from './paper';
 import { ArgumentMapPanel } from './argmap';
 import { IPreviewResult, ISource, placeOf, PreviewPanel } from './preview';
@@ -135,16 +136,6 @@ function roles(): Promise<IRoleInfo[]> {
     });
   }
   return rolesCache;
-}
-
-/** Run code in the panel's kernel on behalf of this client (the bridge answers to it). */
-async function runInKernel(panel: NotebookPanel, code: string): Promise<void> {
-  await panel.sessionContext.ready;
-  const kernel = panel.sessionContext.session?.kernel;
-  if (!kernel) {
-    throw new Error('This notebook has no kernel.');
-  }
-  await kernel.requestExecute({ code, silent: false, store_history: false }).done;
 }
 
 /** The CLI's own verdict (its last ``mechnb export: …`` line), else the log's last line. */
@@ -743,18 +734,18 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     });
 
+    // The phrase panel asks the server (GET /mechnb/phrases): no kernel needed, the same in
+    // JupyterLab and Notebook 7. `%mech phrases` still opens the kernel's ipywidgets panel.
+    let phrases: PhrasesPanel | null = null;
     app.commands.addCommand(CommandIDs.openPhrases, {
       label: 'Open mechnb Phrases',
-      caption: 'Open the phrase-lookup panel in the right side bar',
-      isEnabled: hasNotebook,
-      execute: async () => {
-        const panel = current();
-        if (!panel) {
-          return;
+      caption: 'Open the phrase-lookup panel in the right side bar (no kernel needed)',
+      execute: () => {
+        if (!phrases || phrases.isDisposed) {
+          phrases = new PhrasesPanel(tracker);
         }
-        // two requests: the first loads mechnb (its bridge says hello in between)
-        await runInKernel(panel, '%load_ext mechnb');
-        await runInKernel(panel, '%mech phrases');
+        showRight(app, phrases, 760);
+        phrases.focusSearch();
       }
     });
 

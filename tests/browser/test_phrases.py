@@ -29,11 +29,10 @@ def test_phrase_panel_in_sidebar_filters_and_inserts(
     name = f"phrases_{frontend}.ipynb"
     server.copy_fixture("phrases.ipynb", name)
     nb = NotebookPage(page, server, name).open()
-    if frontend == "lab":  # the magic, typed in cells
-        nb.run(0)
-        nb.run(1)
-    else:  # the command (palette / menu), which loads mechnb and opens the panel itself
-        nb.command("mechnb:open-phrases")
+    # the kernel path: the magic, typed in cells, opens the ipywidgets panel in the side bar
+    # (the command opens the server-backed panel: test_the_phrase_panel_needs_no_kernel)
+    nb.run(0)
+    nb.run(1)
     sidebar = page.locator(".jp-mechnb-sidebar")
     search = sidebar.locator(".mechnb-phrase-panel input[type='text']").first
     search.wait_for()
@@ -107,3 +106,43 @@ def test_a_phrase_is_appended_to_a_cell_not_being_edited_with_its_slot_selected(
     assert selected == [2, "edit", "[weights]"]  # the first slot, ready to be typed over
     # a new sentence after a space, not glued to the start of the text
     assert source(nb.save()["cells"][2]) == "Prior work stops here. " + PHRASE
+
+
+@pytest.mark.parametrize("frontend", ["lab", "notebook"])
+def test_the_phrase_panel_needs_no_kernel(
+        page: Any, lab_server: Server, notebook_server: Server, frontend: str) -> None:
+    """Issue 37: the side bar's phrase panel asks the server, so it searches and inserts with
+    the notebook's kernel shut down, in JupyterLab and in Notebook 7."""
+    server = lab_server if frontend == "lab" else notebook_server
+    name = f"phrases_nokernel_{frontend}.ipynb"
+    server.copy_fixture("phrases.ipynb", name)
+    nb = NotebookPage(page, server, name).open()
+    nb.eval("return panel.sessionContext.ready.then(() => panel.sessionContext.shutdown());")
+    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.sessionContext"
+                           ".session?.kernel")
+    nb.command("mechnb:open-phrases")
+    panel = page.locator(".jp-mechnb-phrases")
+    panel.locator(".jp-mechnb-phrases-status", has_text="phrases").wait_for()
+    everything = _count(panel)  # an empty query lists the library (its first 60 phrases)
+    assert everything == 60
+    nb.cell(2).locator(".cm-content").click()  # the cursor at the end of cell 2 ("gap = ")
+    page.keyboard.press("Control+End")
+    panel.locator("input.jp-mechnb-phrases-search").fill(QUERY)
+    panel.locator(".jp-mechnb-phrases-status", has_text=f"for “{QUERY}”").wait_for()
+    row = panel.locator(".jp-mechnb-phrase-row", has_text=PHRASE).first
+    row.wait_for()
+    first = panel.locator(".jp-mechnb-phrase").evaluate_all(
+        "(items) => items.slice(0, 3).map(i => i.innerText)")
+    assert any(PHRASE in text for text in first), first  # the best matches come first
+    row.locator("button", has_text="Insert").click()
+    page.wait_for_function(
+        "([i, t]) => window.jupyterapp.shell.currentWidget.content.model.cells.get(i)"
+        ".sharedModel.getSource().includes(t)", arg=[2, PHRASE])
+    assert source(nb.save()["cells"][2]) == "gap = " + PHRASE
+    # Chinese only: the rows hold the Chinese phrase
+    panel.locator("select.jp-mechnb-phrases-lang").select_option("zh")
+    panel.locator("input.jp-mechnb-phrases-search").fill("由此可见")
+    panel.locator(".jp-mechnb-phrase-zh", has_text="由此可见").first.wait_for()
+    assert panel.locator(".jp-mechnb-phrase-en").count() == 0
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"phrases-nokernel-{frontend}.png"))

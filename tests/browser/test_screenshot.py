@@ -38,11 +38,11 @@ def test_lab_screenshot_of_an_example_paper(page: Any, lab_server: Server) -> No
     nb.cell(12).scroll_into_view_if_needed()
     nb.notebook.locator(".jp-mechnb-badge").first.wait_for()
     nb.command("mechnb:open-phrases")
-    sidebar = page.locator(".jp-mechnb-sidebar")
-    search = sidebar.locator(".mechnb-phrase-panel input[type='text']").first
+    sidebar = page.locator(".jp-mechnb-phrases")
+    search = sidebar.locator("input.jp-mechnb-phrases-search")
     search.wait_for()
     search.fill("intuition")
-    sidebar.locator(".widget-html", has_text="Intuitively").first.wait_for()
+    sidebar.locator(".jp-mechnb-phrase-text", has_text="Intuitively").first.wait_for()
     nb.select(12)
     page.wait_for_timeout(500)  # let the scroll and the panel settle
     page.screenshot(path=str(SCREENSHOT))
