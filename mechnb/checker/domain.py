@@ -13,9 +13,9 @@ _DOMAIN = lazy(
     r"\bLlama\b|\bPythia\b|in-context learning|induction heads?|next-token prediction|"
     r"注意力|语言模型|大模型|Transformer")
 _MECHANISM = lazy(
-    r"(?i)\bmechanis(?:m|ms|tic)\b|\bcircuits?\b|interpretab|\bexplain(?:s|ed|ing)?\b|"
-    r"\bwhy\b|\bhow (?:\w+ ){0,4}(?:forms?|emerges?|arises?|works?|learns?|develops?)\b|"
-    r"\bemergence\b|\btraining dynamics\b|机制|可解释|为什么|如何形成|涌现")
+    r"(?i)\bmechanis(?:m|ms|tic)\b|\bcircuits?\b|interpretab|\b(?:induction|attention) heads?\b|"
+    r"\bhow (?:\w+ ){0,4}(?:forms?|emerges?|arises?|develops?)\b|\btraining dynamics\b|"
+    r"\binternal (?:representations?|computations?)\b|机制|可解释|如何形成")
 OPENING_CHARS = 3000
 """How much of the introduction is read besides the title and the abstract."""
 
@@ -33,7 +33,8 @@ def domain_term(paper: Paper) -> str | None:
 def mechanism_paper(paper: Paper) -> bool:
     """True for a paper about a mechanism in Transformers / LLMs (the genre mechnb writes, whose
     lens a reader expects): a Transformer / LLM term and a mechanism word (mechanism, circuit,
-    why, how … forms, training dynamics, 机制…) in its own framing."""
+    interpretability, attention head, how … forms, training dynamics, 机制…) in its own
+    framing."""
     return domain_term(paper) is not None and any(_MECHANISM.search(t) for t in _framing(paper))
 
 

@@ -561,6 +561,16 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "in GPT-2 are caused by these two scalars.\" when every experiment trains a toy "
        "model.",
        scope.check_real_model_claims, group="substance"),
+    _r("MECH083", "single-seed-claim", W,
+       "Run several seeds and report the spread, or say \"in this run\".",
+       "When the code fixes one seed value and never loops over seeds, a sentence in which the "
+       "paper speaks for a measured result (observed, measured, trained, predicted, runs…; "
+       "not a statement, a proof or a limitation) with strong wording — \"exactly\", "
+       "\"always\", \"consistently\", \"in every run\" (恰好, 总是, 始终), but not "
+       "\"exactly when\" — claims more than one run shows. A warning; info when the paper "
+       "says it used one seed (\"one seed\", \"a single run\"). One finding per cell. "
+       "Example: \"the copy switches on exactly as predicted\" from one training run.",
+       scope.check_single_seed_claims, group="substance"),
     *(_r(code, slug, severity, _READING_DOCS[slug][0], _READING_DOCS[slug][1], _reading(code),
          group="format")
       for slug, (code, severity) in FORMAT_FINDINGS.items()),

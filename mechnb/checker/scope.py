@@ -1,4 +1,5 @@
-"""MECH082: a claim about real models that only toy experiments back.
+"""MECH082: a claim about real models that only toy experiments back; MECH083: strong wording
+about a result that rests on one seed.
 
 A sentence in which the paper speaks for its own results (not a proof, not prior work, not its
 limitations) and claims something of a named real model family (GPT-2, Llama, Pythia, …), of
@@ -14,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ..findings import Finding
+from ..findings import Finding, Severity
 from ..lazyre import lazy
 from .claims import sentences
-from .document import Document
+from .document import Document, finding
 
 if TYPE_CHECKING:
     from .rule import Rule
@@ -68,4 +69,69 @@ def check_real_model_claims(doc: Document, rule: Rule) -> Iterator[Finding]:
                      "on that model (`%mech validate <label> --kind real-model`), or say "
                      "that the result is shown for the toy model and may not transfer",
                 cell.index, sentence.start + m.start())
+            break  # one finding per cell
+
+
+# ---- MECH083 -------------------------------------------------------------------------------
+_SEED_CALL = lazy(
+    r"(?:manual_seed|default_rng|\.seed|RandomState|PRNGKey|set_seed|random\.Random|"
+    r"Generator\(\s*\w+\()\(\s*(?:seed\s*=\s*)?(\d+)\s*\)|\b(?:SEED|seed|RNG_SEED)\s*=\s*(\d+)\b")
+_TUPLE_ASSIGN = lazy(r"(?m)^[ \t]*(\w+(?:[ \t]*,[ \t]*\w+)+)[ \t]*=[ \t]*"
+                     r"([\w.+-]+(?:[ \t]*,[ \t]*[\w.+-]+)+)")
+_SEED_USE = lazy(r"(?:manual_seed|default_rng|\.seed|RandomState|PRNGKey|set_seed)\(")
+_THEORY_BEFORE = lazy(r"(?i)\b(?:deriv\w*|prov\w*|solv\w*|comput\w*|express\w*|analytic\w*|"
+                      r"closed[- ]form|formula|推导|证明|解析)\b[^.;,]{0,40}$")
+_SEED_LOOP = lazy(r"\bfor\s+\w*seed\w*\s+in\b|\bseeds\s*=\s*[\[(]|\bn_?seeds\b|\bnum_seeds\b")
+_STRONG = lazy(r"(?i)\b(?:exactly|always|consistently|in every run|in all runs|without exception|"
+               r"invariably)\b(?!\s+(?:when|if|iff|whenever|one|two|three|\d))|恰好|总是|始终|每次都")
+_MEASURED = lazy(r"(?i)\b(?:observ\w*|measur\w*|train\w*|experiment\w*|runs?|simulat\w*|"
+                 r"predicted|empirical\w*)\b|实验|观测|测量|训练")
+_DISCLOSED = lazy(r"(?i)\b(?:one|a single|single|only one) (?:random )?(?:seed|run)\b|"
+                  r"单(?:一|个)种子|一个(?:随机)?种子|一次运行")
+_SEED_CLAIMS = _NOT_CLAIMS | frozenset({"theorem", "lemma", "proposition", "corollary", "claim",
+                                        "mechanism", "lens"})
+"""Roles whose "exactly" is not about a measured result (a statement says when it holds)."""
+
+
+def single_seed(doc: Document, disclosed: bool) -> bool:
+    """True when the code never loops over seeds and fixes one seed value (or seeds its
+    generators from a variable while the text says one seed was used)."""
+    code = "\n".join(c.source for c in doc.cells if c.cell_type == "code")
+    if _SEED_LOOP.search(code):
+        return False
+    values = {m.group(1) or m.group(2) for m in _SEED_CALL.finditer(code)}
+    for m in _TUPLE_ASSIGN.finditer(code):  # seed, vocab, width = 0, 64, 256
+        names = [n.strip() for n in m.group(1).split(",")]
+        given = [v.strip() for v in m.group(2).split(",")]
+        for name, value in zip(names, given, strict=False):
+            if name.lower() in ("seed", "rng_seed") and value.isdigit():
+                values.add(value)
+    return len(values) == 1 or (disclosed and not values and _SEED_USE.search(code) is not None)
+
+
+def check_single_seed_claims(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """Strong wording ("exactly", "always", "consistently") about a measured result that rests
+    on one seed: a warning, or info when the paper says it used one seed."""
+    disclosed = any(_DISCLOSED.search(c.source) or _DISCLOSED.search(c.caption or "")
+                    for c in doc.cells if c.cell_type != "code")
+    if not single_seed(doc, disclosed):
+        return
+    severity = Severity.INFO if disclosed else Severity.WARNING
+    for cell in doc.cells:
+        if cell.role in _SEED_CLAIMS or not cell.is_markdown or not doc.exported(cell) or \
+                cell.index not in doc.scans:
+            continue
+        for sentence in sentences(doc, cell):
+            m = _STRONG.search(sentence.text)
+            if m is None or not _MEASURED.search(sentence.text) or \
+                    _HEDGED.search(sentence.text, 0, m.start()) or \
+                    _THEORY_BEFORE.search(sentence.text, max(0, m.start() - 60), m.start()):
+                continue  # "we derive the drift exactly" is about the mathematics
+            said = ("the paper says so, but a reader still sees one run behind “"
+                    f"{m.group()}”" if disclosed else "and the paper never says so")
+            yield finding(doc, rule.code, rule.name, severity,
+                          f"“{m.group()}” about a measured result that rests on one seed (the "
+                          f"code fixes a single seed and never loops over seeds) — {said}; run "
+                          "several seeds and report the spread, or say “in this run”",
+                          cell.index, sentence.start + m.start())
             break  # one finding per cell

@@ -43,7 +43,9 @@ LATEX_RULES: dict[str, Applicability] = {
                                 "moves and the section titles; reported only when no sentence "
                                 "of the text states them either (a lens: papers about a "
                                 "mechanism in Transformers / LLMs only)"),
-    "MECH002": Applicability(W, "a proof, or a figure/table that references the statement"),
+    "MECH002": Applicability(W, "a proof, a figure/table that references the statement, or an "
+                                "experiments / results / evaluation section with figures or "
+                                "tables"),
     "MECH003": Applicability(INFO, "papers often interpret a theorem in running text further on"),
     "MECH004": Applicability(W, "a proof after it, a proof titled or referencing its label, or "
                                 "an experiment figure that references it"),
@@ -108,6 +110,7 @@ LATEX_RULES: dict[str, Applicability] = {
     "MECH080": Applicability(NA, "MathJax: notebook only"),
     "MECH081": Applicability(NA, "numbers against code outputs"),
     "MECH082": Applicability(NA, "experiment kinds (real-model or toy) are not known from LaTeX"),
+    "MECH083": Applicability(NA, "seeds are read from the notebook's code"),
     "MECH035": Applicability(NA, "notebook format"),
     "MECH901": Applicability(NA, "notebook metadata"),
     "MECH902": Applicability(NA, "notebook metadata"),
@@ -169,7 +172,7 @@ def check_latex(path: str | Path) -> list[Finding]:
     paper = paper_from_dict(imported.notebook, nb_path)
     config = latex_config(load_config(paper))
     findings = [remap(f, imported) for f in check(paper, config=config, rules=latex_rules())
-                if f.code != "MECH001" or role_missing_in_text(f.message, paper)]
+                if f.code not in ("MECH001", "MECH002") or role_missing_in_text(f.message, paper)]
     findings += input_findings(latex)
     lines: dict[str, list[str]] = {}
     findings = [f for f in findings if not _ignored_on_line(f, latex, lines)]
@@ -179,9 +182,13 @@ def check_latex(path: str | Path) -> list[Finding]:
 
 _GAP_CUE = re.compile(
     r"(?i)\bhowever\b|\bremains?\b[^.]{0,40}\b(?:unclear|unknown|open|elusive|poorly|limited|"
-    r"unexplored|challenging)|\bunclear\b|little is known|not (?:yet |well |fully )?understood|"
-    r"\black(?:s|ing)?\b|\bunknown\b|open (?:question|problem)|\bunexplored\b|"
+    r"unexplored|challenging)|\bunclear\b|little is known|"
+    r"not (?:yet |well |fully )?(?:understood|known)|\black(?:s|ing)?\b|\bunknown\b|"
+    r"open (?:question|problem)|\bunexplored\b|"
     r"\bfail(?:s|ed)? to\b|\bbottleneck\b|然而|但是|尚不清楚|仍不清楚|缺乏|尚未|不足|局限")
+_EVALUATION_HEADING = re.compile(
+    r"(?im)^#+[^\n]*\b(?:experiments?|experimental|evaluations?|results|benchmarks?|empirical|"
+    r"case stud(?:y|ies))\b|^#+[^\n]*(?:实验|结果|评估)")
 _LIMITATION_CUE = re.compile(
     r"(?im)\b(?:our|this|the main|main|key|important|one|remaining|current|known)\s+"
     r"(?:[\w-]+\s+){0,2}limitations?\b(?! of (?:existing|prior|previous|other|these|those|such))"
@@ -191,11 +198,12 @@ limitation", a Limitations heading), not the limitations of the methods it impro
 
 
 def role_missing_in_text(message: str, paper: Paper) -> bool:
-    """A MECH001 finding on a LaTeX paper stands only when the paper's own text agrees: its roles
-    are read from the prose, so a gap is missing only when no sentence of the abstract or the
-    introduction says what is lacking or unknown, limitations only when no sentence anywhere
-    names one, and a lens (the analytical perspective of a mechanism paper) is asked of papers
-    about a mechanism in Transformers / LLMs only (``domain.mechanism_paper``)."""
+    """A MECH001 / MECH002 finding on a LaTeX paper stands only when the paper's own text agrees:
+    its roles are read from the prose, so a gap is missing only when no sentence of the
+    abstract or the introduction says what is lacking or unknown, limitations only when no
+    sentence anywhere names one, a lens (the analytical perspective of a mechanism paper) is
+    asked of papers about a mechanism in Transformers / LLMs only (``domain.mechanism_paper``),
+    and validation is missing only when no section evaluates with figures or tables."""
     from ..checker.domain import mechanism_paper
     from ..moves.paper import abstract_cell, introduction_cells
 
@@ -210,6 +218,10 @@ def role_missing_in_text(message: str, paper: Paper) -> bool:
                        if c.is_markdown and c.role not in ("prior", "note"))
     if "`lens`" in message:
         return mechanism_paper(paper)
+    if "no validation" in message:  # MECH002: an evaluation section with figures or tables
+        return not (any(_EVALUATION_HEADING.search(c.source) for c in paper.cells
+                        if c.is_markdown) and
+                    any(c.role in ("figure", "experiment") for c in paper.cells))
     return True
 
 
