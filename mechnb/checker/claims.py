@@ -307,15 +307,6 @@ def check_proof_wording(doc: Document, rule: Rule) -> Iterator[Finding]:
             m = _claim_at(proof, hedge, sentence)
             if m is None:
                 continue
-            named = _experiment_subject(doc, sentence, m.start())
-            if named:  # "Figure 2 proves …": an experiment is said to prove, whatever else does
-                yield rule.at(
-                    doc, f"“{m.group().strip()}” is proof wording, but its subject is an "
-                         f"experiment ({_kinds([_evidence(c) for c in named])}), and an "
-                         "experiment supports a claim without proving it; say "
-                         f"{_suggestion(lang)} (more: `mechnb phrases --function "
-                         "results/agreement`)", cell.index, sentence.start + m.start())
-                break
             subjects = _subjects(doc, sentence.refs)
             if subjects:
                 unproven = [s for s in subjects
@@ -329,9 +320,19 @@ def check_proof_wording(doc: Document, rule: Rule) -> Iterator[Finding]:
                 whole = paper_evidence(doc) if whole is None else whole
                 backing, what = whole, "the paper's claims are"
             if not backing or any(e.kind == "proof" for e in backing):
+                named = _experiment_subject(doc, sentence, m.start()) if _PROVE.search(
+                    m.group()) else []
+                if named:  # "Figure 2 proves …": an experiment is said to prove, even when a
+                    # proof backs the statement too ("confirms" a proven result is fine)
+                    yield rule.at(
+                        doc, f"“{m.group().strip()}” is proof wording, but its subject is an "
+                             f"experiment ({_kinds([_evidence(c) for c in named])}), and an "
+                             "experiment supports a claim without proving it; say "
+                             f"{_suggestion(lang)} (more: `mechnb phrases --function "
+                             "results/agreement`)", cell.index, sentence.start + m.start())
+                    break
                 continue
-            suggestion = ("“支持” or “与……一致”" if lang == "zh"
-                          else "“supports” or “is consistent with”")
+            suggestion = _suggestion(lang)
             yield rule.at(
                 doc, f"“{m.group().strip()}” is proof wording, but {what} backed only by "
                      f"experiments ({_kinds(backing)}), and an experiment supports a claim "
@@ -340,6 +341,8 @@ def check_proof_wording(doc: Document, rule: Rule) -> Iterator[Finding]:
             break
 
 
+_PROVE = re.compile(r"(?i)prov|证明")
+_PERCENT_TEXT = re.compile(r"%|％|percent|per cent")
 _EXPERIMENT_WORDS = re.compile(
     r"(?i)\b(?:figures?|fig\.|tables?|experiments?|ablations?|interventions?|simulations?|"
     r"measurements?|runs?|plots?)\b[^.;:]{0,40}$|(?:实验|图|表|模拟|仿真)[^，。；]{0,6}$")
@@ -392,11 +395,11 @@ def reported_numbers(sentence: Sentence) -> Iterator[Number]:
         yield Number(m.group().strip(), sentence.start + m.start(), value, decimals)
 
 
-def _shown_values(doc: Document, skip: set[int]) -> list[float]:
+def _shown_values(doc: Document, skip: set[int]) -> list[tuple[float, bool]]:
     """Every number the reader can see outside the ``skip`` cells: markdown and raw text,
-    captions, and text outputs (stream, text/plain, HTML, LaTeX, markdown tables). A plain
-    number may be a percentage in a table with a "%" header, so 98 there also stands for
-    0.98; without a "%" it does not (0.2 is not 0.002)."""
+    captions, and text outputs (stream, text/plain, HTML, LaTeX, markdown tables), each with
+    whether it is the hundredth of a plain number: a shown 98 may be the 98 % a summary
+    writes, never the 0.98 (``_shown``)."""
     texts: list[str] = []
     for cell in doc.cells:
         if not doc.exported(cell):
@@ -415,37 +418,21 @@ def _shown_values(doc: Document, skip: set[int]) -> list[float]:
                 for mime in ("text/plain", "text/markdown", "text/latex", "text/html"):
                     if mime in data:
                         texts.append(_TAG.sub(" ", _joined(data[mime])))
-    values: list[float] = []
+    values: list[tuple[float, bool]] = []
     for text in texts:
-        lines = text.splitlines()
-        header = any(_is_percent(line) for line in lines[:3])  # a table's "%" header
-        for line in lines:
-            values += _line_values(line, header or _is_percent(line))
-    return values
-
-
-def _is_percent(line: str) -> bool:
-    return "%" in line or "％" in line or "percent" in line.lower()
-
-
-def _line_values(line: str, percent: bool) -> list[float]:
-    """The numbers of one line of shown text; a number is also a percentage (÷100) only with a
-    ``%`` next to it, on its line or in its table's header (``percent``), so a shown 0.2 never
-    passes for a written 0.002."""
-    values: list[float] = []
-    for m in _NUMBER_ANY.finditer(line):
-        raw = m.group("num")
-        if "," in raw:
-            raw = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+", raw) else \
-                raw.split(",")[0]
-        try:
-            value = float(raw)
-        except ValueError:
-            continue
-        if m.group("unit") or percent:
-            values.append(value / 100)
-        if not m.group("unit"):
-            values.append(value)
+        for m in _NUMBER_ANY.finditer(text):
+            raw = m.group("num")
+            if "," in raw:
+                raw = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+", raw) else \
+                    raw.split(",")[0]
+            try:
+                value = float(raw)
+            except ValueError:
+                continue
+            if m.group("unit"):
+                values.append((value / 100, False))  # a shown percentage
+            else:
+                values += [(value, False), (value / 100, True)]  # 37.5 may be 37.5 %
     return values
 
 
@@ -455,10 +442,14 @@ def _joined(text: Any) -> str:
     return str(text)
 
 
-def _shown(number: Number, values: list[float]) -> bool:
-    """True if some shown value rounds to ``number`` at its precision."""
+def _shown(number: Number, values: list[tuple[float, bool]]) -> bool:
+    """True if some shown value rounds to ``number`` at its precision. A plain shown number
+    counts as a percentage (÷100) only when the written number is one: "37.5%" is shown by a
+    table's 37.5, but "0.002" is not shown by 0.2."""
     tolerance = 0.5 * 10 ** -number.precision + 1e-12
-    return any(math.isclose(v, number.value, abs_tol=tolerance) for v in values)
+    percent = _PERCENT_TEXT.search(number.text) is not None
+    return any(math.isclose(v, number.value, abs_tol=tolerance) for v, hundredth in values
+               if percent or not hundredth)
 
 
 def _figure_pointer(doc: Document, sentence: Sentence) -> str | None:
@@ -478,7 +469,7 @@ def check_numbers_shown(doc: Document, rule: Rule) -> Iterator[Finding]:
     summaries = list(_read_cells(doc, SUMMARY_ROLES))
     if not summaries:
         return
-    values: list[float] | None = None
+    values: list[tuple[float, bool]] | None = None
     skip = {c.index for c in summaries}
     for cell in summaries:
         for sentence in sentences(doc, cell):
