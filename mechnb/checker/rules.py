@@ -556,10 +556,11 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "Llama, Pythia, BERT, …), of \"large language models\" or of what models do \"in "
        "practice\" (在大语言模型中, 实际中) needs an experiment of kind `real-model`. Hedged, "
        "negated or forward-looking sentences (\"may\", \"suggests\", \"did not test\", "
-       "\"future work\") are not claims. Notebooks only (a LaTeX paper's experiment kinds "
-       "are not known). One finding per cell. Example: \"Figure 2 shows that induction heads "
-       "in GPT-2 are caused by these two scalars.\" when every experiment trains a toy "
-       "model.",
+       "\"future work\") are not claims. Notebooks with typed experiments only (a LaTeX "
+       "paper's experiment kinds are not known); code that loads a pretrained model "
+       "(`from_pretrained`, `HookedTransformer`) backs the claim. One finding per cell. "
+       "Example: \"Figure 2 shows that induction heads in GPT-2 are caused by these two "
+       "scalars.\" when every experiment trains a toy model.",
        scope.check_real_model_claims, group="substance"),
     _r("MECH083", "single-seed-claim", W,
        "Run several seeds and report the spread, or say \"in this run\".",

@@ -6,8 +6,10 @@ limitations) and claims something of a named real model family (GPT-2, Llama, Py
 "large language models" or of what models do "in practice", needs an experiment of kind
 ``real-model``: a toy model that behaves as predicted says nothing yet about GPT-2. Hedged,
 negated or forward-looking sentences ("may hold in GPT-2", "this suggests", "we did not test
-Llama", "future work") are not claims. Notebooks only: a LaTeX paper's experiment kinds are not
-known.
+Llama", "future work") are not claims. Notebooks only, and only those with typed experiments
+(a LaTeX paper's experiment kinds are not known; a notebook without experiment cells is judged
+by MECH002); code that loads a pretrained model (``from_pretrained``, ``HookedTransformer``…)
+backs the claim whatever the cells' kinds.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ _REAL = lazy(
     r"|在大语言模型中|大语言模型中|真实模型中")
 _IN_PRACTICE = lazy(r"(?i)\bin practice\b|实际中|实际应用中")
 _MODEL_WORD = lazy(r"(?i)\b(?:transformers?|LLMs?|language models?|networks?|models?)\b|模型")
+_LOADS_REAL_MODEL = lazy(
+    r"\.from_pretrained\(|\bHookedTransformer\b|\bAutoModel\w*|\bpipeline\(|"
+    r"\bfrom transformers import\b|\bimport transformers\b|\bLanguageModel\(")
 _HEDGED = lazy(
     r"(?i)\b(?:may|might|could|would|whether|if|perhaps|possibly|likely|hypothes|conjectur|"
     r"suggests?|indicates?|hints?|"
@@ -50,7 +55,12 @@ def check_real_model_claims(doc: Document, rule: Rule) -> Iterator[Finding]:
         return
     kinds = sorted({c.kind or "experiment" for c in doc.cells
                     if c.role == "experiment" and c.validates})
-    backing = ", ".join(kinds) if kinds else "no experiment at all"
+    if not kinds:
+        return  # no typed experiment to weigh the claim against (MECH002 asks for one)
+    code = "\n".join(c.source for c in doc.cells if c.cell_type == "code")
+    if _LOADS_REAL_MODEL.search(code):
+        return  # the code runs a pretrained model, whatever the cells' kinds say
+    backing = ", ".join(kinds)
     for cell in doc.cells:
         if cell.role in _NOT_CLAIMS or not cell.is_markdown or not doc.exported(cell) or \
                 cell.index not in doc.scans:
