@@ -661,6 +661,10 @@ class TrustHandler(_NotebookHandler):
         paper, verdict, pending = await asyncio.to_thread(self._verdict, path)
 
         def content(item: Any) -> str:
+            # exactly what is approved: the span as it stands in the compiled .tex (or the
+            # file's text); the cell's source only when the gate recorded no span
+            if item.content:
+                return str(item.content)[:4000]
             if item.cell is not None and 0 <= item.cell < len(paper.cells):
                 return str(paper.cells[item.cell].source)[:4000]
             return ""

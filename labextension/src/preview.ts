@@ -60,6 +60,20 @@ interface IPending {
   content: string;
 }
 
+/** What the TeX gate refuses (GET /mechnb/trust): never approvable. */
+interface IRefused {
+  cell: number | null;
+  where: string;
+  snippet: string;
+  reason: string;
+}
+
+/** GET /mechnb/trust. */
+interface ITrustState {
+  refused: IRefused[];
+  pending: IPending[];
+}
+
 /**
  * The preview of one notebook. Builds run in the server (POST /mechnb/preview); a newer save
  * supersedes a build in progress (the server cancels it, the reply of the older one is dropped).
@@ -399,6 +413,10 @@ export class PreviewPanel extends Widget {
     head.className = 'jp-mechnb-preview-banner-head';
     head.textContent = result.message || `${shown.length} problem(s) in the last build`;
     this._banner.appendChild(head);
+    if (result.status === 'blocked') {
+      // the action comes first, so it is visible however many problems follow
+      void this._offerReview(head);
+    }
     for (const finding of shown.slice(0, 8)) {
       const row = document.createElement('button');
       row.type = 'button';
@@ -414,31 +432,80 @@ export class PreviewPanel extends Widget {
       );
       this._banner.appendChild(row);
     }
-    if (result.status === 'blocked') {
+  }
+
+  /**
+   * Under the banner's head: "Review and approve" when only approvable content blocks the
+   * build; when the gate refuses something, say so and why, with no approve action.
+   */
+  private async _offerReview(head: HTMLElement): Promise<void> {
+    let state: ITrustState;
+    try {
+      state = await requestAPI<ITrustState>(
+        `trust?path=${encodeURIComponent(this.context.path)}`
+      );
+    } catch {
+      return;
+    }
+    if (!head.isConnected) {
+      return; // a newer build replaced the banner meanwhile
+    }
+    const line = document.createElement('div');
+    line.className = 'jp-mechnb-preview-banner-action';
+    if (state.refused.length) {
+      line.classList.add('jp-mechnb-preview-refused');
+      const first = state.refused[0];
+      const where = first.cell === null ? first.where || 'the notebook' : `cell ${first.cell + 1}`;
+      line.textContent =
+        `Refused: ${where}: ${first.reason}` +
+        (state.refused.length > 1 ? ` (and ${state.refused.length - 1} more)` : '') +
+        '. Refused TeX cannot be approved; remove it to build.';
+    } else if (state.pending.length) {
+      const n = state.pending.length;
       const approve = this._button(
-        'Review and approve',
-        'Read what the TeX gate wants reviewed and approve it (mechnb trust)',
+        `Review and approve (${n} item${n === 1 ? '' : 's'})`,
+        'Read exactly what the TeX gate wants reviewed and approve it (mechnb trust)',
         () => void this._review()
       );
       approve.classList.add('jp-mechnb-preview-approve');
-      this._banner.appendChild(approve);
+      line.appendChild(approve);
+    } else {
+      return;
     }
+    head.after(line);
   }
 
   /** `mechnb trust` in a dialog: the items with their content, then approve and rebuild. */
   private async _review(): Promise<void> {
     const path = this.context.path;
-    const found = await requestAPI<{ refused: unknown[]; pending: IPending[] }>(
-      `trust?path=${encodeURIComponent(path)}`
-    );
+    const found = await requestAPI<ITrustState>(`trust?path=${encodeURIComponent(path)}`);
     const body = new Widget();
     body.addClass('jp-mechnb-trust');
     if (found.refused.length) {
+      // refused content is never offered for approval, whatever else waits
       const p = document.createElement('p');
       p.textContent =
-        `${found.refused.length} place(s) are refused and cannot be approved: ` +
-        'remove them (see Check argument).';
+        `${found.refused.length} place(s) are refused and cannot be approved; ` +
+        'remove them to build:';
       body.node.appendChild(p);
+      for (const item of found.refused) {
+        const row = document.createElement('div');
+        row.className = 'jp-mechnb-trust-item jp-mechnb-trust-refused';
+        const where = item.cell === null ? item.where || 'the notebook' : `cell ${item.cell + 1}`;
+        row.textContent = `${where}: ${item.reason}`;
+        body.node.appendChild(row);
+        if (item.snippet) {
+          const pre = document.createElement('pre');
+          pre.textContent = item.snippet;
+          body.node.appendChild(pre);
+        }
+      }
+      await showDialog({
+        title: 'Refused TeX: this notebook cannot be built as it is',
+        body,
+        buttons: [Dialog.okButton()]
+      });
+      return;
     }
     for (const item of found.pending) {
       const head = document.createElement('div');

@@ -201,12 +201,37 @@ def test_blocked_build_offers_review_and_approve(page: Any, lab_server: Server) 
     assert result["status"] == "blocked"
     view = page.locator(".jp-mechnb-preview")
     assert view.get_attribute("data-state") == "blocked"
-    view.get_by_role("button", name="Review and approve").click()
+    approve = view.get_by_role("button", name="Review and approve (1 item)")
+    approve.wait_for()
+    # the action sits at the top of the banner, fully visible above the pages (issue 37)
+    box, pages = approve.bounding_box(), view.locator(".jp-mechnb-preview-pages").bounding_box()
+    banner = view.locator(".jp-mechnb-preview-banner").bounding_box()
+    assert box and pages and banner
+    assert box["y"] + box["height"] <= pages["y"] and banner["height"] >= box["height"] + 10
+    approve.click()
     dialog = page.locator(".jp-Dialog")
     assert "Raw text, set by hand." in dialog.locator("pre").first.inner_text()
     dialog.get_by_role("button", name="Approve and build").click()
     page.wait_for_function("() => document.querySelector('.jp-mechnb-preview')"
                            ".dataset.state === 'ok'", timeout=30_000)
+
+
+def test_refused_tex_says_refused_and_offers_no_approval(page: Any, lab_server: Server) -> None:
+    """A raw cell reading a file outside the paper is refused, not "waiting for review": the
+    banner says so and why, and no approve action appears, in the banner or the dialog."""
+    nb = _open(page, lab_server, "preview-refused.ipynb")
+    nb.eval("panel.content.model.sharedModel.insertCell(6, {cell_type: 'raw', "
+            "metadata: {format: 'text/latex'}, source: '\\\\input{/etc/hostname}'});"
+            "return 1;")
+    nb.save()
+    result = nb.command("mechnb:preview")
+    assert result["status"] == "blocked"
+    view = page.locator(".jp-mechnb-preview")
+    refused = view.locator(".jp-mechnb-preview-refused")
+    refused.wait_for()
+    assert refused.inner_text().startswith("Refused: cell 7")
+    assert "cannot be approved" in refused.inner_text()
+    assert view.get_by_role("button", name="Review and approve").count() == 0
 
 
 def test_preview_in_notebook7_opens_its_own_tab(page: Any, notebook_server: Server) -> None:
