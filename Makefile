@@ -94,8 +94,21 @@ test: tex chromium install
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 ## JupyterLab on notebooks/ with the extension.
+## Real-time collaboration (jupyter-collaboration, installed for the tests) stays off unless
+## asked for with `make lab RTC=1`: an extra config dir turns its server and lab extensions off.
+LAB_CONFIG := build/lab-config
 lab: install
-	$(BIN)/jupyter lab --notebook-dir=notebooks
+	@if [ "$(RTC)" != "1" ]; then \
+		mkdir -p $(LAB_CONFIG)/labconfig; \
+		echo '{"ServerApp": {"jpserver_extensions": {"jupyter_server_ydoc": false}}}' \
+			> $(LAB_CONFIG)/jupyter_server_config.json; \
+		echo '{"disabledExtensions": {"@jupyter/collaboration-extension": true, "@jupyter/docprovider-extension": true}}' \
+			> $(LAB_CONFIG)/labconfig/page_config.json; \
+		echo "JupyterLab without real-time collaboration (make lab RTC=1 turns it on)"; \
+		JUPYTER_CONFIG_PATH=$(CURDIR)/$(LAB_CONFIG) $(BIN)/jupyter lab --notebook-dir=notebooks; \
+	else \
+		$(BIN)/jupyter lab --notebook-dir=notebooks; \
+	fi
 
 ## The documentation site (MkDocs, strict: a broken link or anchor fails) into build/site/;
 ## open build/site/index.html, no server needed. Rewrites the generated rule tables first.
