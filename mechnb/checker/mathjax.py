@@ -241,6 +241,10 @@ def check_other_rewrites(doc: Document, rule: Rule) -> Iterator[Finding]:
             message = (f"an `{detail}` with rows of more than three cells: MathJax renders it, "
                        f"LaTeX would stop (\"Extra alignment tab\"); exported as "
                        f"`align{detail.removeprefix('eqnarray')}`")
+        elif kind == "script-argument":
+            message = (f"a sub- or superscript `\\{detail}{{…}}` without braces: MathJax takes "
+                       f"the command with its arguments, LaTeX would stop (\"Missing {{ "
+                       f"inserted\"); exported in braces")
         elif kind == "cjk-in-math":
             message = (f"{detail!r} written in math: MathJax sets it in a text font, LaTeX's math "
                        "fonts have no CJK (it would vanish); exported inside `\\text{…}`")

@@ -15,7 +15,10 @@ function, so ``check`` says exactly what ``export`` does):
 * ``stray-dollar`` — a ``$`` inside display math (outside a text argument) is dropped;
 * ``eqnarray-columns`` — an ``eqnarray`` with rows of more than three cells becomes ``align``;
 * ``cjk-in-math`` — Chinese, Japanese or Korean text in math (``|w| ≥ n 且 w``) goes into
-  ``\\text{…}``, where the CJK fonts apply (MathJax falls back to a text font by itself).
+  ``\\text{…}``, where the CJK fonts apply (MathJax falls back to a text font by itself);
+* ``script-argument`` — a sub- or superscript that is a command with arguments, without braces
+  (``\\nabla_\\boldsymbol{\\theta}``, ``x^\\frac{1}{2}``: MathJax takes the command with its
+  arguments, LaTeX stops with "Missing { inserted"), gets the braces (``_{\\boldsymbol{\\theta}}``).
 
 Every scan is linear in the math's length.
 """
@@ -25,6 +28,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..lazyre import lazy
@@ -150,6 +154,7 @@ def rewrites(math: str, *, display: bool, alone_ok: bool | None = None) -> list[
         if kind == "begin":
             found.append(Rewrite(m.start(), "nested-display", name))
     found += _column_rewrites(math)
+    found += _script_rewrites(math, in_text)
     if not math.isascii():
         found += [Rewrite(m.start(), "cjk-in-math", m.group()) for m in _CJK_RUN.finditer(math)
                   if not in_text(m.start())]
@@ -157,6 +162,50 @@ def rewrites(math: str, *, display: bool, alone_ok: bool | None = None) -> list[
         found += [Rewrite(t.start(), "stray-dollar", "$") for t in _TOKEN.finditer(math)
                   if t.group() == "$" and not in_text(t.start())]
     return sorted(found, key=lambda r: r.offset)
+
+
+SCRIPT_ARGUMENT_COMMANDS = {
+    **dict.fromkeys(("boldsymbol", "bm", "mathbf", "mathrm", "mathit", "mathsf", "mathtt",
+                     "mathcal", "mathbb", "mathfrak", "mathscr", "text", "textrm", "textbf",
+                     "textit", "operatorname", "vec", "hat", "tilde", "bar", "dot", "ddot",
+                     "overline", "underline", "widehat", "widetilde", "sqrt", "mbox",
+                     "pmb"), 1),
+    **dict.fromkeys(("frac", "dfrac", "tfrac", "binom", "tbinom", "dbinom"), 2)}
+"""Commands with arguments MathJax accepts as a bare sub-/superscript, and how many."""
+_SCRIPT_COMMAND = lazy(r"(?<!\\)[_^][ \t]*(\\(" + "|".join(SCRIPT_ARGUMENT_COMMANDS)
+                       + r")(?![A-Za-z]))")
+
+
+def _script_argument_end(math: str, start: int, name: str) -> int | None:
+    """The offset after ``\\name`` at ``start`` and its braced arguments, or ``None`` when one
+    is not braced (left as it is)."""
+    k = start + 1 + len(name)
+    if name == "sqrt":
+        while k < len(math) and math[k] in " \t":
+            k += 1
+        if k < len(math) and math[k] == "[":
+            close = math.find("]", k)
+            if close < 0:
+                return None
+            k = close + 1
+    for _ in range(SCRIPT_ARGUMENT_COMMANDS[name]):
+        while k < len(math) and math[k] in " \t":
+            k += 1
+        if k >= len(math) or math[k] != "{":
+            return None
+        _content, k = _group(math, k)
+    return k
+
+
+def _script_rewrites(math: str, in_text: Callable[[int], bool]) -> list[Rewrite]:
+    if "_\\" not in math and "^\\" not in math and "_ \\" not in math and "^ \\" not in math:
+        return []
+    found = []
+    for m in _SCRIPT_COMMAND.finditer(math):
+        if in_text(m.start()) or _script_argument_end(math, m.start(1), m.group(2)) is None:
+            continue
+        found.append(Rewrite(m.start(1), "script-argument", m.group(2)))
+    return found
 
 
 def _spec_columns(spec: str) -> int:
@@ -275,6 +324,11 @@ def rewrite_math(math: str, *, display: bool) -> tuple[str, list[Rewrite]]:
             at += 1
         elif r.kind == "stray-dollar":
             at += 1
+        elif r.kind == "script-argument":
+            end = _script_argument_end(math, r.offset, r.detail)
+            assert end is not None
+            out.append("{" + math[r.offset:end] + "}")
+            at = end
         elif r.kind == "cjk-in-math":
             out.append("\\text{ " + r.detail + " }")  # a word among symbols: spaced
             at += len(r.detail)

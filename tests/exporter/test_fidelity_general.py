@@ -275,3 +275,9 @@ def test_the_nbformat3_upgrade_matches_nbformats() -> None:
             [(c["cell_type"], c["source"], [o["output_type"] for o in c.get("outputs", [])],
               [sorted(o.get("data", {})) for o in c.get("outputs", [])])
              for c in theirs["cells"]]
+
+
+def test_a_command_as_a_bare_subscript_gets_its_braces() -> None:
+    ctx = RenderContext(cell=0)
+    out = render_markdown("$\\nabla_\\boldsymbol{\\theta} J + x^\\frac{1}{2} + y_\\mathbf x$", ctx)
+    assert out == "$\\nabla_{\\boldsymbol{\\theta}} J + x^{\\frac{1}{2}} + y_\\mathbf x$"
