@@ -41,6 +41,10 @@ _EXCLUDED = ("Latin Modern", "LM ", "AR PL", "Noto Serif CJK", "Noto Sans CJK",
              "Noto Sans Mono CJK", "Noto Color Emoji", "Noto Kufi", "Noto Looped", "Noto Rashi")
 """Families never chosen: the main fonts, the CJK fonts (xeCJK's), colour bitmaps, display faces."""
 
+SYMBOL_FAMILIES = ("DejaVu Serif", "DejaVu Sans", "Noto Sans Symbols", "Noto Sans Symbols2",
+                   "Noto Sans Math", "Symbola")
+"""Where symbols, digits and punctuation are looked up first."""
+
 MONO_FAMILIES = ("Noto Sans Mono", "DejaVu Sans Mono")
 """Typewriter faces for code and outputs, when one has all of a family's characters."""
 
@@ -142,8 +146,11 @@ def font_plan(text: str) -> FontPlan:
     by_family: dict[str, list[str]] = {}
     missing: list[str] = []
     families = candidate_families()
+    symbol_first = tuple(f for f in SYMBOL_FAMILIES if f in families) + families
     for ch in chars:
-        for family in families:
+        # a symbol (①, →, ▲, an emoji) from a general symbol font, not from the first script
+        # family that happens to have it
+        for family in symbol_first if script_of(ch) == "SYMBOL" else families:
             if _covers(charsets[family], ord(ch)):
                 by_family.setdefault(family, []).append(ch)
                 break
