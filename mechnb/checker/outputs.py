@@ -1,16 +1,18 @@
 """MECH081: a number the prose reports differs from what the notebook's code printed.
 
-Every measured value written in the prose — a decimal or a percentage in the abstract, the
-results, a caption, an interpretation, the discussion, the conclusion — is compared with the
+Every measured value written in the prose — a decimal or a percentage in the results, a
+caption, an interpretation, the discussion, the limitations (the abstract's and the
+conclusion's are MECH072's, against everything the paper shows) — is compared with the
 numbers of the notebook's saved outputs (stream text, ``text/plain`` reprs, HTML / LaTeX /
 markdown tables); the check stays static, nothing runs. A value matches when some output rounds
 to it at the precision it is written with (``0.0170`` shows ``0.017``; ``0.98`` shows ``98%``);
 an output is a percentage (÷100) only when a ``%`` or the word "percent" stands next to it, so a
 printed ``0.2`` never passes for a written ``0.002``. A number no output matches is reported
-only when an output comes close to it (same sign, within a factor of two) — a typo or a stale
-value, named with the nearest candidate: "text says 0.013, cell 41 printed 0.0170". A number far
-from every output is a setting or a prediction, not a measurement of this notebook (MECH072
-asks the abstract and the conclusion to show theirs).
+only when an output comes close to it (same sign, within 35 %) — a typo or a stale
+value, named with the nearest candidate: "text says 0.013, cell 41 printed 0.0170". The outputs
+compared are those of the experiments the sentence (or its cell) references, directly or through
+the statement they validate. A number far from every output, in a range ("[0.5, 1.5]") or
+computed in the text ("\\log 3 \\approx 1.10") is a setting or a prediction.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
     from ..notebook import Cell
     from .rule import Rule
 
-PROSE_ROLES = frozenset({"abstract", "result", "interpretation", "implication", "discussion",
+PROSE_ROLES = frozenset({"result", "interpretation", "implication", "discussion",
                          "conclusion", "limitations", "experiment", "figure"})
 """Roles whose prose reports measurements (an experiment's or figure's markdown: its caption)."""
 _OUTPUT_NUMBER = lazy(r"(?<![\w.])(?P<num>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|-?\.\d+)"
@@ -40,6 +42,7 @@ _TAG = lazy(r"<[^<>]{0,2000}>")
 MIN_SIGNIFICANT = 2
 """A written value needs this many significant digits to be compared: "0.5" may be a setting
 or a round figure, "0.013" is a measurement."""
+_INTERVAL = lazy(r"[\[(]\s*-?[\d.]+\s*,\s*-?[\d.]+\s*[\])]")
 NEAR = 0.35
 """An output within this relative distance of a written value (same sign) is its candidate: a
 typo or a stale value, not another quantity."""
@@ -84,17 +87,19 @@ def output_numbers(doc: Document, cells: list[int]) -> list[Shown]:
 
 def _sources(doc: Document, cell: Cell, sentence: Sentence) -> list[int]:
     """The code cells whose outputs a sentence reports: the experiments it references (or its
-    cell references), the cell itself (a caption); for the abstract and the conclusion, every
-    code cell."""
-    if cell.role in SUMMARY_ROLES:
-        return [c.index for c in doc.cells if c.cell_type == "code"]
+    cell references), directly or through the statement they validate, the cell itself (a
+    caption)."""
     names = sentence.refs or tuple(n for n, cells in doc.referenced.items()
                                    if cell.index in cells)
     out = [cell.index] if cell.cell_type == "code" else []
     for name in names:
         target = doc.cell_labels.get(name)
-        if target is not None and target.cell_type == "code" and target.index not in out:
-            out.append(target.index)
+        if target is None:
+            continue
+        # the experiment itself, or the experiments that validate the statement it names
+        for c in [target] if target.cell_type == "code" else doc.validated_by.get(name, []):
+            if c.cell_type == "code" and c.index not in out:
+                out.append(c.index)
     return out
 
 
@@ -144,8 +149,8 @@ def check_numbers_match_outputs(doc: Document, rule: Rule) -> Iterator[Finding]:
     one of them comes close."""
     cache: dict[tuple[int, ...], list[Shown]] = {}
     for cell in doc.cells:
-        if not doc.exported(cell):
-            continue
+        if not doc.exported(cell) or cell.role in SUMMARY_ROLES:
+            continue  # the abstract's and the conclusion's numbers: MECH072
         pieces: list[tuple[Sentence, str]] = []
         if cell.caption and cell.cell_type == "code":  # a figure's caption: its own outputs
             pieces.append((Sentence(0, cell.caption, ()), "caption"))
@@ -182,5 +187,9 @@ def _compared(number: Number, sentence: Sentence) -> bool:
         return False
     if _significant(number) < MIN_SIGNIFICANT:
         return False
-    before = sentence.text[:number.offset - sentence.start]
+    at = number.offset - sentence.start
+    for m in _INTERVAL.finditer(sentence.text, max(0, at - 30), at + 30):
+        if m.start() <= at < m.end():
+            return False  # a range swept or assumed, [0.5, 1.5]: a setting
+    before = sentence.text[:at]
     return _DERIVED.search(before[-60:]) is None

@@ -538,14 +538,17 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        mathjax.check_other_rewrites, group="tex"),
     _r("MECH081", "number-differs-from-output", W,
        "Copy the value the cell printed (rounded as printed), or rerun the cell.",
-       "A measured value written in the prose of any role — abstract, results, captions, "
-       "interpretation, discussion, limitations, conclusion — is compared with the numbers of "
-       "the saved outputs (printed text, `text/plain` reprs, tables; nothing runs). A printed "
+       "A measured value written in the prose — results, captions, interpretation, "
+       "discussion, limitations (the abstract's and the conclusion's are MECH072's) — is "
+       "compared with the saved outputs (printed text, `text/plain` reprs, tables; nothing "
+       "runs) of the experiments its sentence or cell references, directly or through the "
+       "statement they validate. A printed "
        "value that rounds to the written one matches (`0.0170` shows `0.017`, `0.98` shows "
        "`98%`); an output counts as a percentage only with a `%` or \"percent\" next to it. "
-       "Reported when no output matches but one is close (same sign, within a factor of two), "
-       "with the nearest candidate; values with one significant digit (`0.5`) and values far "
-       "from every output (settings, predictions) are not compared. Example: \"the loss "
+       "Reported when no output matches but one is close (same sign, within 35 %), with the "
+       "nearest candidate; values with one significant digit (`0.5`), ranges (`[0.5, 1.5]`), "
+       "values computed in the text (`\\log 3 \\approx 1.10`) and values far from every "
+       "output (settings, predictions) are not compared. Example: \"the loss "
        "falls to 0.013\" while the cell printed `loss 0.0170`.",
        outputs.check_numbers_match_outputs, group="substance"),
     _r("MECH082", "real-model-claim-without-real-model", W,

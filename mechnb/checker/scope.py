@@ -48,6 +48,18 @@ _NOT_CLAIMS = frozenset({"proof", "note", "context", "prior", "limitations", "fu
 """Roles whose mention of a real model is not the paper's claim about its own findings."""
 
 
+_ANALYTIC_ROLES = frozenset({"setup", "theorem", "lemma", "proposition", "corollary",
+                             "definition", "proof", "formula"})
+
+
+def _analytic(doc: Document, refs: tuple[str, ...]) -> bool:
+    """True when the sentence rests on the paper's analysis (it references a setup, a proved
+    statement or a derivation): "\\Cref{sec:setup} extends the argument to Llama" is not an
+    experimental claim."""
+    return any((c := doc.cell_labels.get(name)) is not None and c.role in _ANALYTIC_ROLES
+               for name in refs)
+
+
 def check_real_model_claims(doc: Document, rule: Rule) -> Iterator[Finding]:
     """A claim about a named real model, LLMs or "in practice", with no real-model
     experiment."""
@@ -71,7 +83,7 @@ def check_real_model_claims(doc: Document, rule: Rule) -> Iterator[Finding]:
                 m = _IN_PRACTICE.search(sentence.text)
                 if m is not None and not _MODEL_WORD.search(sentence.text):
                     m = None
-            if m is None or _HEDGED.search(sentence.text):
+            if m is None or _HEDGED.search(sentence.text) or _analytic(doc, sentence.refs):
                 continue
             yield rule.at(
                 doc, f"this sentence claims something of “{m.group().strip()}”, but the "
