@@ -200,13 +200,21 @@ def _inside_inline_math(state: StateBlock, start: int) -> bool:
     """Whether line ``start`` continues a paragraph whose ``$`` are unbalanced so far: the
     environment is inside inline math (``$x =\\n\\begin{pmatrix}…\\end{pmatrix}$``), which
     JupyterLab takes out before markdown, and must not end the paragraph."""
-    line = start - 1
-    count = 0
-    while line >= 0 and not state.isEmpty(line):
-        text = state.src[state.bMarks[line] + state.tShift[line]:state.eMarks[line]]
-        count += len(_DOLLAR_RE.findall(text))
+    # The parity of the ``$`` before each line, from its paragraph's first line, is kept per
+    # parse (in ``state.env``) and extended line by line: every block rule asks this at every
+    # line, so scanning back to the paragraph's start each time made long paragraphs quadratic.
+    env = state.env if isinstance(state.env, dict) else {}
+    parity: dict[int, bool] = env.setdefault(("mechnb-dollar-parity", id(state.src)), {})
+    line = start
+    while line > 0 and line not in parity and not state.isEmpty(line - 1):
         line -= 1
-    return count % 2 == 1
+    odd = parity.get(line, False) if line > 0 and not state.isEmpty(line - 1) else False
+    while line < start:
+        text = state.src[state.bMarks[line] + state.tShift[line]:state.eMarks[line]]
+        odd = (odd != (len(_DOLLAR_RE.findall(text)) % 2 == 1)) and not state.isEmpty(line)
+        line += 1
+        parity[line] = odd
+    return odd
 
 
 def _not_inside_inline_math(rule: Any) -> Any:
