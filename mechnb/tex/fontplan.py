@@ -134,10 +134,17 @@ def _needs_plan(char: str, main: tuple[tuple[tuple[int, int], ...], ...]) -> boo
     return not all(_covers(ranges, point) for ranges in main)
 
 
+_LATIN_MODERN_RE = lazy("[\x00-\x7f\u00a0-\u0137\u0139-\u0148\u014a-\u0165\u0168-\u017f"
+                       "\u2013\u2014\u2018-\u201a\u201c-\u201e\u2020-\u2022\u2026\u2030"
+                       "\u2039\u203a\u20ac\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+                       "\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]*")
+"""Text every character of which Latin Modern Roman and Mono have (or xeCJK sets)."""
+
+
 def font_plan(text: str) -> FontPlan:
     """The plan for the characters of ``text`` (the ``.tex`` body and title)."""
-    if text.isascii():
-        return FontPlan()
+    if text.isascii() or _LATIN_MODERN_RE.fullmatch(text):
+        return FontPlan()  # no font outside the templates' is needed: fontconfig not asked
     charsets = installed_charsets()
     main = tuple(charsets.get(f, ()) for f in MAIN_FAMILIES)
     chars = sorted(ch for ch in set(text) if _needs_plan(ch, main))
