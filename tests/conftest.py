@@ -41,6 +41,7 @@ def _xdist_group(item: pytest.Item) -> str | None:
     return shared[0] if shared else None
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         group = _xdist_group(item)
