@@ -117,7 +117,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     own = result.findings
     if any(f.name == "missing-bibliography" for f in checks):  # the checker said it already
         own = [f for f in own if f.name not in BIBLIOGRAPHY_FINDINGS]
-    if any(f.name == "engine-fallback" for f in own):  # compiled with XeLaTeX after all
+    if (any(f.name == "engine-fallback" for f in own)  # compiled with XeLaTeX after all,
+            and "arxiv" not in (args.bundle or ())):  # but arXiv's pdfLaTeX still stops there
         from .engines import after_fallback
 
         checks = after_fallback(checks)

@@ -66,7 +66,12 @@ def test_pdflatex_precheck_finds_only_what_pdflatex_cannot_typeset() -> None:
     # cell 1 (accents, curly quotes, CJK through ctex, Greek and arrows in math) is fine
     assert [(f.code, f.cell, f.line, f.column, f.labels) for f in found] == [
         ("MECH825", 2, 1, 10, ("U+1F525",))]
-    assert "--engine xelatex" in found[0].message
+    # the default engine gave way to XeLaTeX: a warning for arXiv, not an error for this PDF
+    assert result.engine == "xelatex" and found[0].severity.value == "warning"
+    assert "arXiv's pdfLaTeX would stop" in found[0].message
+    chosen = render(read_paper(ENGINES_NB), engine="pdflatex")
+    [error] = [f for f in chosen.findings if f.name == "pdflatex-unsupported-character"]
+    assert error.severity.value == "error" and "--engine xelatex" in error.message
 
 
 def test_no_precheck_for_xelatex() -> None:
