@@ -379,7 +379,12 @@ def _extra_packages(doc: Document, template: str, body: str,
         parts.append(data_text("scripts.tex").replace("((( region )))", region).replace(
             "((( korean_spaces )))",
             "\\ifdefined\\xeCJKsetup\\xeCJKsetup{CJKspace=true}\\fi" if region == "KR" else ""))
-    plan = font_plan(body + doc.title)
+    # characters made active by a declaration above never reach a font as characters; a Greek
+    # letter's declaration prints the letter itself in text (\symbol), which the plan sets
+    active = {line[len("\\newunicodechar{")] for line in [*symbols, *drawn]
+              if line.startswith("\\newunicodechar{") and "\\symbol{" not in line}
+    text = body + doc.title
+    plan = font_plan(text.translate({ord(ch): None for ch in active}) if active else text)
     if plan.families or plan.cyrillic:
         parts.append(plan_preamble(plan))
     if INLINE_LIST_RE.search(body):
