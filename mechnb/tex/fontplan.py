@@ -258,7 +258,12 @@ def plan_preamble(plan: FontPlan) -> str:
               "\\def\\mech@enter#1#2{\\edef\\mech@prevfamily{\\f@family}"
               "\\edef\\mech@ttfamily{\\ttdefault}"
               "\\ifx\\mech@prevfamily\\mech@ttfamily#2\\else#1\\fi}",
-              "\\def\\mech@leave{\\fontfamily{\\mech@prevfamily}\\selectfont}",
+              # a class can be left without having been entered (a line of a Verbatim that
+              # starts with one of its characters): then leaving changes nothing
+              "\\let\\mech@prevfamily\\@empty",
+              "\\def\\mech@leave{\\ifx\\mech@prevfamily\\@empty\\else"
+              "\\fontfamily{\\mech@prevfamily}\\selectfont"
+              "\\let\\mech@prevfamily\\@empty\\fi}",
               "\\def\\mech@classrange#1#2#3{\\@tempcnta=#1\\relax"
               "\\loop\\ifnum\\@tempcnta<\\numexpr#2+1\\relax"
               "\\XeTeXcharclass\\@tempcnta=#3\\relax\\advance\\@tempcnta\\@ne\\repeat}",

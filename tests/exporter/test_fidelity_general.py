@@ -281,3 +281,24 @@ def test_a_command_as_a_bare_subscript_gets_its_braces() -> None:
     ctx = RenderContext(cell=0)
     out = render_markdown("$\\nabla_\\boldsymbol{\\theta} J + x^\\frac{1}{2} + y_\\mathbf x$", ctx)
     assert out == "$\\nabla_{\\boldsymbol{\\theta}} J + x^{\\frac{1}{2}} + y_\\mathbf x$"
+
+
+@needs_tex()
+def test_leaving_a_font_class_never_entered_changes_nothing(tmp_path: Path) -> None:
+    """XeTeX can fire a class's "leave" tokens without its "enter" ones (a shared-corpus
+    notebook's output did, in a Verbatim line): leaving must then keep the current font, not
+    stop on an undefined ``\\mech@prevfamily``."""
+    import subprocess
+
+    plan = font_plan("a ‣ b")
+    assert plan.families
+    doc = ("\\documentclass{article}\n\\usepackage{fontspec}\n" + plan_preamble(plan)
+           + "\\begin{document}\n\\makeatletter\\mech@leave\\makeatother plain text ‣ then"
+           " more\n\\begin{verbatim}\n‣.‣ in a verbatim line\n\\end{verbatim}\n"
+           "\\end{document}\n")
+    (tmp_path / "leave.tex").write_text(doc, "utf-8")
+    done = subprocess.run(["xelatex", "-interaction=nonstopmode", "-halt-on-error",
+                           "leave.tex"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stdout[-1500:]
+    assert (tmp_path / "leave.pdf").exists()
