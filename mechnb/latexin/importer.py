@@ -34,7 +34,7 @@ from ..paper_paths import read_regular
 from ..tex.comments import mask_comments
 from ..tex.gate import ReviewItem
 from .notebook import Imported, build_notebook, engine_for, venue_style
-from .reader import LatexPaper, Problem, read_latex
+from .reader import LatexPaper, Problem, _merged, read_latex
 from .source import read_in_paper
 
 TEMPLATE_PACKAGES = frozenset({
@@ -293,15 +293,6 @@ _SUBSTITUTED = re.compile(r"\\[A-Za-z]+\*?\s*\{?\s*\\begin\b")
 """A definition of an environment-opening macro in the body, which the reader has already
 replaced by the environment it opens (``\\newcommand{\\begin{equation}}…``): not carried."""
 
-
-def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for a, b in sorted(spans):
-        if out and a < out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
-        else:
-            out.append((a, b))
-    return out
 
 
 _LOCAL_KINDS = (".sty", ".cls", ".bst", ".clo", ".cfg")
