@@ -1,4 +1,4 @@
-"""Presenting findings: the summary line, the rule tables (text and README markdown), HTML.
+"""Presenting findings: the summary line, the rule tables (text and the docs site's markdown), HTML.
 
 Importing it is cheap (``mechnb export`` prints findings with it): the rule registry is imported
 only by the rule tables."""
@@ -92,7 +92,7 @@ def _md_cell(text: str) -> str:
 
 
 def rule_table_markdown() -> str:
-    """The README's rule table (regenerate it with ``python -m mechnb.checker.report``)."""
+    """The rule table of ``docs/reference/rules.md`` (``scripts/docs_site.py`` rewrites it)."""
     from .rules import RULES
 
     lines = [RULE_TABLE_START, "",

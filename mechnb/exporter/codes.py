@@ -36,7 +36,7 @@ EXPORT_FINDINGS: dict[str, tuple[str, Severity]] = {
     "formula-as-code": ("MECH834", Severity.WARNING),
     "no-font-for-character": ("MECH835", Severity.WARNING),
 }
-"""slug → (code, severity); documented in README's export section."""
+"""slug → (code, severity); documented in ``docs/guide/export.md`` (Exporter findings)."""
 
 
 def export_finding(slug: str, message: str, cell: int | None = None, *,
