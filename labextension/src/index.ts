@@ -1,3 +1,5 @@
+import { IEditorExtensionRegistry } from '@jupyterlab/codemirror';
+import { ICompletionProviderManager } from '@jupyterlab/completer';
 import {
   ILabShell,
   JupyterFrontEnd,
@@ -37,6 +39,11 @@ import { CommandIDs } from './commands';
 import { markCells, placeCursor } from './markers';
 import { saveOnce } from './save';
 import { MovesPanel } from './moves';
+import {
+  ReferenceCompletionProvider,
+  autoOpenCompletion,
+  registerSpellcheck
+} from './writing';
 import { PhrasesPanel } from './phrases';
 import { paperPlugin } from './paper';
 import { ArgumentMapPanel } from './argmap';
@@ -246,7 +253,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     };
 
-    /** A toolbar button that runs `command`, placed after the item `after` (else at the end). */
+    /** A toolbar button that runs `command`, placed after the item `after` (else at the end;
+     * JupyterLab's ReactiveToolbar folds items into its overflow menu from the end). */
     const addButton = (
       panel: NotebookPanel,
       name: string,
@@ -303,7 +311,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
           checked = null;
         }
       });
-      addButton(panel, 'mechnbCheck', 'cellType', 'jp-mechnb-check-button', 'Check argument',
+      // before the cell-type menu and the kernel items: a narrow toolbar (the notebook beside its
+      // preview) folds those into its "⋯" first, and keeps Check, Export and Preview in view
+      addButton(panel, 'mechnbCheck', 'restart-and-run', 'jp-mechnb-check-button', 'Check argument',
         'mechnb: run the closing-loop checks on this notebook', CommandIDs.checkArgument);
       addButton(panel, 'mechnbExport', 'mechnbCheck', 'jp-mechnb-export-button', 'Export paper',
         'mechnb: write the LaTeX paper (and its PDF when TeX is installed)',
@@ -773,4 +783,27 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default [plugin, paperPlugin];
+/** Writing aids in markdown cells: reference/citation completion and spell checking. */
+const writingPlugin: JupyterFrontEndPlugin<void> = {
+  id: 'mechnb:writing',
+  description: 'mechnb: \\cref{ and [@ completion from the notebook, spell checking of prose.',
+  autoStart: true,
+  requires: [INotebookTracker],
+  optional: [ICompletionProviderManager, IEditorExtensionRegistry],
+  activate: (
+    app: JupyterFrontEnd,
+    tracker: INotebookTracker,
+    completion: ICompletionProviderManager | null,
+    extensions: IEditorExtensionRegistry | null
+  ) => {
+    if (completion) {
+      completion.registerProvider(new ReferenceCompletionProvider(app.serviceManager.contents));
+      autoOpenCompletion(tracker, completion);
+    }
+    if (extensions) {
+      registerSpellcheck(extensions);
+    }
+  }
+};
+
+export default [plugin, paperPlugin, writingPlugin];
