@@ -319,7 +319,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
         'mechnb: write the LaTeX paper (and its PDF when TeX is installed)',
         CommandIDs.exportPaper);
       addButton(panel, 'mechnbPreview', 'mechnbExport', 'jp-mechnb-preview-button', 'Preview',
-        'mechnb: the PDF beside the notebook, rebuilt on save; click in it to jump to the cell',
+        'mechnb: the PDF beside the notebook, rebuilt on save; double-click in it to jump to the cell',
         CommandIDs.preview);
     });
 

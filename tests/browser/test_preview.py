@@ -51,9 +51,13 @@ def _synctex_both_ways(page: Any, nb: NotebookPage, view: Any) -> None:
     nb.select(0)
     scale = view.evaluate("() => { const p = document.querySelector('.jp-mechnb-preview-page');"
                           " return p.getBoundingClientRect().width / 612; }")
-    view.locator(".jp-mechnb-preview-page").nth(place["page"] - 1).click(
-        position={"x": (place["x"] + 20) * scale,
-                  "y": (place["y"] + place["height"] / 2) * scale})
+    where = {"x": (place["x"] + 20) * scale, "y": (place["y"] + place["height"] / 2) * scale}
+    target = view.locator(".jp-mechnb-preview-page").nth(place["page"] - 1)
+    # a single click only focuses the PDF: the notebook stays where it was, in command mode
+    target.click(position=where)
+    view.wait_for_timeout(700)
+    assert nb.eval("return [panel.content.activeCellIndex, panel.content.mode];") == [0, "command"]
+    target.dblclick(position=where)
     page.wait_for_function(panel_js("return panel.content.activeCellIndex === 3;"))
 
 
