@@ -81,6 +81,15 @@ def test_findings_are_grouped_by_severity_and_filtered(page: Any, lab_server: Se
     shown = page.locator(".jp-mechnb-findings-list > li:not([hidden]) .jp-mechnb-finding")
     texts = shown.all_inner_texts()
     assert texts and all("MECH003" in t for t in texts)
+    heads = page.locator(".jp-mechnb-findings-group:not([hidden])").all_inner_texts()
+    assert heads and all(" of " in h for h in heads), heads  # "Errors (1 of 3)"
+    # a filter that matches nothing says so, with no group totals over an empty list
+    page.locator(".jp-mechnb-findings-filter").fill("no-such-finding-text")
+    assert page.locator(".jp-mechnb-findings-group:not([hidden])").count() == 0
+    assert page.locator(".jp-mechnb-findings-empty").inner_text() == \
+        'No finding matches "no-such-finding-text".'
+    page.locator(".jp-mechnb-findings-filter").fill("MECH003")
+    assert page.locator(".jp-mechnb-findings-empty").count() == 0
     # folding the errors hides them
     groups.first.click()
     assert shown.count() == 0
