@@ -1,3 +1,4 @@
+import { PathExt } from '@jupyterlab/coreutils';
 import { IEditorExtensionRegistry } from '@jupyterlab/codemirror';
 import { ICompletionProviderManager } from '@jupyterlab/completer';
 import {
@@ -492,12 +493,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
           errors.length ? `${errors.length} error${errors.length === 1 ? '' : 's'}` : '',
           unresolved ? `${unresolved} undefined reference${unresolved === 1 ? '' : 's'}` : ''
         ].filter(Boolean);
+        // written is a success; what the draft still needs is a to-do, not a failure
         Notification.update({
           id,
-          type: problems.length ? 'warning' : 'success',
+          type: 'success',
           message:
-            `Wrote ${written.filter(Boolean).join(' and ')}` +
-            (problems.length ? ` — ${problems.join(', ')}` : ''),
+            `Wrote ${written.filter(Boolean).join(' and ')}.` +
+            (problems.length
+              ? ` The draft still has ${problems.join(' and ')} to fix (Show findings).`
+              : ''),
           autoClose: problems.length ? false : 8000,
           actions: [
             ...(result.pdf
@@ -507,6 +511,13 @@ const plugin: JupyterFrontEndPlugin<void> = {
                     void app.commands.execute('docmanager:open', { path: result.pdf })
                 }]
               : []),
+            ...(body.bundle
+              ? (result.bundles ?? []).map(bundle => ({
+                  label: (result.bundles ?? []).length > 1
+                    ? `Download ${PathExt.basename(bundle)}` : 'Download',
+                  callback: () => void download(bundle)
+                }))
+              : []),
             ...(found.length ? [showFound] : [])
           ]
         });
@@ -515,6 +526,17 @@ const plugin: JupyterFrontEndPlugin<void> = {
         fail(String((reason as Error)?.message ?? reason), '');
         return null;
       }
+    };
+
+    /** Download a file of the server as the browser downloads (the file browser's way). */
+    const download = async (path: string): Promise<void> => {
+      const url = await app.serviceManager.contents.getDownloadUrl(path);
+      const link = document.createElement('a');
+      link.href = url + (url.includes('?') ? '&' : '?') + 'download=1';
+      link.download = PathExt.basename(path);
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
     };
 
     const engineArg = (args: any): IExportRequest['engine'] | undefined =>
