@@ -125,11 +125,46 @@ def test_argument_map_panel_is_readable_zoomable_and_plain(page: Any, lab_server
     before = float(svg.get_attribute("width") or 0)
     view.get_by_role("button", name="+").click()
     assert float(svg.get_attribute("width") or 0) > before
+    # Fit in a narrow panel never shrinks the text below a readable size (it was ~3 px in the
+    # default split): the map scrolls sideways instead
+    page.set_viewport_size({"width": 900, "height": 900})
+    page.wait_for_timeout(300)
+    view.get_by_role("button", name="Fit").click()
+    assert float(svg.get_attribute("width") or 0) > view.bounding_box()["width"]
+    smallest = page.evaluate("() => Math.min(...[...document.querySelectorAll("
+                             "'.jp-mechnb-argmap-panel .node text')].map("
+                             "t => t.getBoundingClientRect().height).filter(h => h > 0))")
+    assert smallest >= 8.5, smallest
     # a click on the theorem's box selects its cell
     nb.select(0)
     svg.locator(".node[data-mechnb-cell-index='4']").first.click()
     page.wait_for_function("() => { const w = window.jupyterapp.shell.currentWidget;"
                            " return w.content && w.content.activeCellIndex === 4; }")
+
+
+_LUMINANCE = """(selector) => {
+  const el = document.querySelector(selector);
+  const s = getComputedStyle(el);
+  const c = (el instanceof SVGElement ? s.fill : s.backgroundColor).match(/[0-9.]+/g).map(Number);
+  return (0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]) / 255;
+}"""
+
+
+def test_argument_map_follows_the_dark_theme(page: Any, lab_server: Server) -> None:
+    lab_server.copy_fixture("seeded_defect.ipynb", "map-dark.ipynb")
+    nb = NotebookPage(page, lab_server, "map-dark.ipynb").open()
+    nb.command("mechnb:argument-map")
+    page.locator(".jp-mechnb-argmap-panel svg.mechnb-argmap").wait_for()
+    assert page.evaluate(_LUMINANCE, ".jp-mechnb-argmap-view") > 0.8  # light theme: light
+    try:
+        nb.command("apputils:change-theme", {"theme": "JupyterLab Dark"})
+        page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'")
+        page.wait_for_timeout(500)
+        assert page.evaluate(_LUMINANCE, ".jp-mechnb-argmap-view") < 0.3
+        assert page.evaluate(_LUMINANCE, ".jp-mechnb-argmap-view .node:not(.open) rect") < 0.4
+    finally:  # the theme is a setting of the session's server: put it back
+        nb.command("apputils:change-theme", {"theme": "JupyterLab Light"})
+        page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'")
 
 
 @pytest.mark.tex
