@@ -46,6 +46,7 @@ import {
   registerSpellcheck
 } from './writing';
 import { PhrasesPanel } from './phrases';
+import { treePlugin } from './tree';
 import { paperPlugin } from './paper';
 import { ArgumentMapPanel } from './argmap';
 import { IPreviewResult, ISource, placeOf, PreviewPanel } from './preview';
@@ -828,4 +829,4 @@ const writingPlugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default [plugin, paperPlugin, writingPlugin];
+export default [plugin, paperPlugin, writingPlugin, treePlugin];
