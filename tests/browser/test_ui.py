@@ -41,6 +41,9 @@ def test_set_role_from_cell_context_menu_writes_metadata(page: Any, lab_server: 
     values = dialog.locator("datalist option").evaluate_all(
         "options => options.map(o => o.value || o.textContent)")
     assert sum(v.startswith("title — ") for v in values) == 1, values
+    # the pre-filled role and its purpose are shown whole, not cut at the field's edge
+    assert field.input_value()  # the current role, pre-filled
+    assert field.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), field.input_value()
     field.fill("tit")  # the one role that starts with it
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "set-role-dialog.png"))
