@@ -47,6 +47,7 @@ import {
 } from './writing';
 import { PhrasesPanel } from './phrases';
 import { treePlugin } from './tree';
+import { OutlinePanel } from './outline';
 import { paperPlugin } from './paper';
 import { ArgumentMapPanel } from './argmap';
 import { IPreviewResult, ISource, placeOf, PreviewPanel } from './preview';
@@ -782,7 +783,28 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     });
 
+    let outlinePanel: OutlinePanel | null = null;
+    app.commands.addCommand(CommandIDs.outline, {
+      label: 'Paper Outline (mechnb)',
+      caption: 'Sections and labelled statements of the paper, in the left side bar',
+      execute: () => {
+        if (!outlinePanel || outlinePanel.isDisposed) {
+          outlinePanel = new OutlinePanel(tracker, (panel, cellId, index) => {
+            if (selectCell(panel, cellId, index)) {
+              app.shell.activateById(panel.id);
+            }
+          });
+        }
+        if (!outlinePanel.isAttached) {
+          app.shell.add(outlinePanel, 'left', { rank: 650 });
+        }
+        app.shell.activateById(outlinePanel.id);
+        outlinePanel.render();
+      }
+    });
+
     for (const command of [
+      CommandIDs.outline,
       CommandIDs.setRole,
       CommandIDs.clearRole,
       CommandIDs.checkArgument,

@@ -114,3 +114,23 @@ def test_check_export_preview_stay_in_the_toolbar_beside_the_preview(page: Any,
     for cls in ("jp-mechnb-check-button", "jp-mechnb-export-button", "jp-mechnb-preview-button"):
         button = toolbar.locator(f".{cls}")
         assert button.count() == 1 and button.is_visible(), f"{cls} folded into the overflow"
+
+
+@pytest.mark.parametrize("kind", ["lab", "notebook"])
+def test_outline_lists_sections_and_statements_and_follows_edits(
+        page: Any, request: pytest.FixtureRequest, kind: str) -> None:
+    server: Server = request.getfixturevalue(f"{kind}_server")
+    nb = _open(page, server, f"outline-{kind}.ipynb")
+    nb.command("mechnb:outline")
+    panel = page.locator("#jp-mechnb-outline")
+    panel.locator(".jp-mechnb-outline-statement").first.wait_for()
+    rows = [t.strip() for t in panel.locator("li").all_inner_texts()]
+    assert rows == ["Setting", "theorem thm:formation Formation time"], rows
+    # an edit shows without a save: a new section heading in the last markdown cell
+    nb.eval("panel.content.model.cells.get(3).sharedModel.setSource("
+            "'## Experiments\\n\\nA sentence.'); return 1;")
+    panel.locator(".jp-mechnb-outline-heading", has_text="Experiments").wait_for()
+    nb.select(0)
+    panel.locator(".jp-mechnb-outline-statement").click()
+    page.wait_for_function("() => { const w = window.jupyterapp.shell.currentWidget;"
+                           " return w.content && w.content.activeCellIndex === 2; }")
