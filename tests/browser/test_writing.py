@@ -1,8 +1,8 @@
 """Writing aids an Overleaf user expects (issue 38), in a real JupyterLab and Notebook 7, with no
 kernel involved: ``\\cref{`` completes the notebook's labels and ``[@`` the bibliography's keys
-(with their titles), markdown editors spell-check prose but not math or code, the shortcuts run
-Check and collide with no JupyterLab binding, and Check / Export / Preview stay in the toolbar
-beside an open preview."""
+(with their titles), the outline lists sections and statements as they are typed, markdown
+editors spell-check prose but not math or code, the shortcuts run Check and collide with no
+JupyterLab binding, and Check / Export / Preview stay in the toolbar beside an open preview."""
 
 from __future__ import annotations
 
@@ -68,6 +68,24 @@ def test_cref_completes_labels_and_at_completes_bibliography_keys(
     text = source(nb.cells()[3])
     assert text == ("A sentence to extend: as Theorem~\\cref{thm:formation} "
                     "and [@elhage2021framework]"), text
+    _outline_lists_sections_and_statements_and_follows_edits(page, nb)
+
+
+def _outline_lists_sections_and_statements_and_follows_edits(page: Any, nb: NotebookPage) -> None:
+    """The outline side bar: headings and labelled statements, live, a click selects."""
+    nb.command("mechnb:outline")
+    panel = page.locator("#jp-mechnb-outline")
+    panel.locator(".jp-mechnb-outline-statement").first.wait_for()
+    rows = [t.strip() for t in panel.locator("li").all_inner_texts()]
+    assert rows == ["Setting", "theorem thm:formation Formation time"], rows
+    # an edit shows without a save: a new section heading in the last markdown cell
+    nb.eval("panel.content.model.cells.get(3).sharedModel.setSource("
+            "'## Experiments\\n\\nA sentence.'); return 1;")
+    panel.locator(".jp-mechnb-outline-heading", has_text="Experiments").wait_for()
+    nb.select(0)
+    panel.locator(".jp-mechnb-outline-statement").click()
+    page.wait_for_function("() => { const w = window.jupyterapp.shell.currentWidget;"
+                           " return w.content && w.content.activeCellIndex === 2; }")
 
 
 def test_markdown_editors_spellcheck_prose_but_not_math_or_code(page: Any,
@@ -115,22 +133,3 @@ def test_check_export_preview_stay_in_the_toolbar_beside_the_preview(page: Any,
         button = toolbar.locator(f".{cls}")
         assert button.count() == 1 and button.is_visible(), f"{cls} folded into the overflow"
 
-
-@pytest.mark.parametrize("kind", ["lab", "notebook"])
-def test_outline_lists_sections_and_statements_and_follows_edits(
-        page: Any, request: pytest.FixtureRequest, kind: str) -> None:
-    server: Server = request.getfixturevalue(f"{kind}_server")
-    nb = _open(page, server, f"outline-{kind}.ipynb")
-    nb.command("mechnb:outline")
-    panel = page.locator("#jp-mechnb-outline")
-    panel.locator(".jp-mechnb-outline-statement").first.wait_for()
-    rows = [t.strip() for t in panel.locator("li").all_inner_texts()]
-    assert rows == ["Setting", "theorem thm:formation Formation time"], rows
-    # an edit shows without a save: a new section heading in the last markdown cell
-    nb.eval("panel.content.model.cells.get(3).sharedModel.setSource("
-            "'## Experiments\\n\\nA sentence.'); return 1;")
-    panel.locator(".jp-mechnb-outline-heading", has_text="Experiments").wait_for()
-    nb.select(0)
-    panel.locator(".jp-mechnb-outline-statement").click()
-    page.wait_for_function("() => { const w = window.jupyterapp.shell.currentWidget;"
-                           " return w.content && w.content.activeCellIndex === 2; }")
