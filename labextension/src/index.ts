@@ -841,10 +841,9 @@ const writingPlugin: JupyterFrontEndPlugin<void> = {
     completion: ICompletionProviderManager | null,
     extensions: IEditorExtensionRegistry | null
   ) => {
-    if (completion) {
-      completion.registerProvider(new ReferenceCompletionProvider(app.serviceManager.contents));
-      autoOpenCompletion(tracker, completion);
-    }
+    const references = new ReferenceCompletionProvider(app.serviceManager.contents);
+    completion?.registerProvider(references); // Tab in a markdown cell lists them too
+    autoOpenCompletion(tracker, references);
     if (extensions) {
       registerSpellcheck(extensions);
     }
