@@ -17,6 +17,7 @@ SLOT_CODE = "MECH025"
 SLOTS_SHOWN = 3
 """Slots named in the summary line."""
 _SLOT = re.compile(r"\[[^\]]*\]")
+_SLOT_COUNT = re.compile(r"\b(\d+) template slots?\b")
 
 RULE_TABLE_START = "<!-- rules:start (generated from mechnb.checker.RULES) -->"
 RULE_TABLE_END = "<!-- rules:end -->"
@@ -41,6 +42,13 @@ def by_severity(findings: Sequence[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: -f.severity.rank)  # sorted() is stable
 
 
+def slot_count(f: Finding) -> int:
+    """The number of slots one MECH025 finding stands for (one finding per cell: ``8 template
+    slots still unfilled: …`` / ``… as inserted (8 template slots: …)``)."""
+    m = _SLOT_COUNT.search(f.message)
+    return int(m.group(1)) if m else 0
+
+
 def slot_summary(slots: Sequence[Finding]) -> str:
     """``189 unfilled template slots in 30 cells — first: [phenomenon] (cell 2), …``."""
     cells = {f.cell for f in slots}
@@ -49,10 +57,10 @@ def slot_summary(slots: Sequence[Finding]) -> str:
         m = _SLOT.search(f.message)
         where = "notebook" if f.cell is None else f"cell {f.cell_number}"
         first.append(f"{m.group() if m else f.code} ({where})")
-    n = len(slots)
+    n = sum(slot_count(f) for f in slots)
     return (f"{n} unfilled template slot{'' if n == 1 else 's'} in {len(cells)} "
             f"cell{'' if len(cells) == 1 else 's'} — first: {', '.join(first)}"
-            f"{', …' if n > SLOTS_SHOWN else ''}")
+            f"{', …' if len(slots) > SLOTS_SHOWN else ''}")
 
 
 def finding_lines(findings: Sequence[Finding], path: str, *, verbose: bool = False,
