@@ -118,6 +118,18 @@ def _where(f: Finding) -> str:
     return where if f.line is None else f"{where}:{f.line}"
 
 
+def _where_html(f: Finding) -> str:
+    """``cell 27:3`` with the number in a ``span.mechnb-cell-number`` that carries the cell's id
+    and saved index: the number is the saved file's, and a frontend that knows the live
+    notebook (the extension) rewrites it to the cell's number there, found by its id — cells
+    inserted or moved since the last save shift the numbers (DESIGN §2a)."""
+    if f.cell is None:
+        return escape(_where(f))
+    line = "" if f.line is None else f":{f.line}"
+    return (f'<span class="mechnb-cell-number"{_cell_attrs(f)}>cell {f.cell_number}</span>'
+            f"{line}")
+
+
 def _cell_attrs(f: Finding) -> str:
     attrs = ""
     if f.cell is not None:
@@ -129,7 +141,7 @@ def _cell_attrs(f: Finding) -> str:
 
 def _slot_row(slots: Sequence[Finding]) -> str:
     """One row for every unfilled slot; the slots themselves are listed when it is opened."""
-    items = "".join(f"<li{_cell_attrs(f)}>{escape(_where(f))}: "
+    items = "".join(f"<li{_cell_attrs(f)}>{_where_html(f)}: "
                     f"{escape(m.group() if (m := _SLOT.search(f.message)) else f.message)}</li>"
                     for f in slots)
     f = slots[0]
@@ -157,7 +169,7 @@ def findings_html(findings: Sequence[Finding], path: str, svg: str | None = None
             continue
         rows.append(
             f'<tr class="mechnb-finding mechnb-{f.severity.value}"{_cell_attrs(f)}>'
-            f"<td>{escape(_where(f))}</td>"
+            f"<td>{_where_html(f)}</td>"
             f'<td><span class="mechnb-sev">{escape(f.severity.value)}</span></td>'
             f"<td><code>{escape(f.code)}</code> {escape(f.name)}</td>"
             f"<td>{escape(f.message)}</td></tr>")
