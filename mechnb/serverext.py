@@ -710,8 +710,56 @@ HANDLERS: list[tuple[str, type[APIHandler]]] = [
 ]
 
 
+CONTENTS_EVENTS = "https://events.jupyter.org/jupyter_server/contents_service/v1"
+
+
+def renamed_notebook_cleanup(root: Path, old_path: str, new_path: str) -> Path | None:
+    """After the contents API renamed ``old_path`` to ``new_path`` (relative to ``root``): the
+    old name's ``build/<old stem>/`` removed when it holds only mechnb's output for this
+    notebook (``exporter.cleanup.remove_stale_build``). Returns the folder removed."""
+    if not (old_path.endswith(".ipynb") and new_path.endswith(".ipynb")):
+        return None
+    from .exporter.cleanup import remove_stale_build
+
+    old = (root / old_path.lstrip("/")).resolve()
+    new = (root / new_path.lstrip("/")).resolve()
+    real_root = root.resolve()
+    if real_root not in old.parents or real_root not in new.parents:
+        return None
+    try:
+        cells = json.loads(new.read_text("utf-8")).get("cells", [])
+    except (OSError, ValueError, AttributeError):
+        return None
+    ids = {c.get("id") for c in cells if isinstance(c, dict) and isinstance(c.get("id"), str)}
+    folder = old.parent / "build" / old.stem
+    return folder if ids and remove_stale_build(folder, current_ids=ids) else None
+
+
+def _listen_for_renames(serverapp: Any) -> None:
+    """Tidy the old build folder when a notebook is renamed (jupyter_server's contents events;
+    a server without them tidies at the next export instead)."""
+    events = getattr(serverapp, "event_logger", None)
+    root = getattr(serverapp, "root_dir", None)
+    if events is None or not root:
+        return
+
+    async def on_contents(logger: Any, schema_id: str, data: Any) -> None:
+        if isinstance(data, dict) and data.get("action") == "rename":
+            try:
+                renamed_notebook_cleanup(Path(root), str(data.get("source_path") or ""),
+                                         str(data.get("path") or ""))
+            except OSError:
+                pass
+
+    try:
+        events.add_listener(schema_id=CONTENTS_EVENTS, listener=on_contents)
+    except Exception:  # noqa: BLE001 - an older jupyter_events: no tidying on rename
+        serverapp.log.debug("mechnb: contents events unavailable", exc_info=True)
+
+
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     """Register the ``/mechnb/*`` handlers (called by jupyter_server at start-up)."""
+    _listen_for_renames(serverapp)
     web_app = serverapp.web_app
     base_url = web_app.settings["base_url"]
     web_app.add_handlers(".*$", [(url_path_join(base_url, "mechnb", name), handler)
