@@ -745,15 +745,13 @@ def _listen_for_renames(serverapp: Any) -> None:
 
     async def on_contents(logger: Any, schema_id: str, data: Any) -> None:
         if isinstance(data, dict) and data.get("action") == "rename":
-            try:
+            with contextlib.suppress(OSError):
                 renamed_notebook_cleanup(Path(root), str(data.get("source_path") or ""),
                                          str(data.get("path") or ""))
-            except OSError:
-                pass
 
     try:
         events.add_listener(schema_id=CONTENTS_EVENTS, listener=on_contents)
-    except Exception:  # noqa: BLE001 - an older jupyter_events: no tidying on rename
+    except Exception:  # an older jupyter_events: no tidying on rename
         serverapp.log.debug("mechnb: contents events unavailable", exc_info=True)
 
 
