@@ -313,6 +313,44 @@ class ArgumentMapHandler(_NotebookHandler):
         self.finish(svg)
 
 
+class WordCountHandler(_NotebookHandler):
+    """``GET /mechnb/wordcount?path=NB``: the saved notebook's word count
+    (``mechnb.wordcount.WordCount.to_json``, as ``mechnb count --format json``)."""
+
+    @web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        from .errors import MechnbError
+        from .wordcount import count_notebook
+
+        path = self.notebook(self.get_argument("path", ""))
+        try:
+            count = await asyncio.to_thread(count_notebook, path)
+        except MechnbError as exc:
+            raise web.HTTPError(422, str(exc)) from None
+        self.finish(json.dumps(count.to_json(), ensure_ascii=False))
+
+
+class CompletionsHandler(_NotebookHandler):
+    """``GET /mechnb/completions?path=NB``: the saved notebook's labels (with the role and
+    title of their cells) and bibliography keys (with each entry's title), for completing
+    ``\\cref{`` and ``[@`` / ``\\cite{`` (``mechnb.completions.completions``)."""
+
+    @web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        from .completions import completions
+        from .errors import MechnbError
+        from .notebook import read_paper
+
+        path = self.notebook(self.get_argument("path", ""))
+        try:
+            answer = await asyncio.to_thread(lambda: completions(read_paper(path)))
+        except MechnbError as exc:
+            raise web.HTTPError(422, str(exc)) from None
+        self.finish(json.dumps(answer, ensure_ascii=False))
+
+
 def _pdf_available() -> bool:
     return shutil.which("latexmk") is not None and shutil.which("xelatex") is not None
 
@@ -707,6 +745,8 @@ HANDLERS: list[tuple[str, type[APIHandler]]] = [
     ("synctex", SynctexHandler),
     ("trust", TrustHandler),
     ("argmap", ArgumentMapHandler),
+    ("wordcount", WordCountHandler),
+    ("completions", CompletionsHandler),
 ]
 
 
@@ -730,7 +770,7 @@ def renamed_notebook_cleanup(root: Path, old_path: str, new_path: str) -> Path |
         cells = json.loads(new.read_text("utf-8")).get("cells", [])
     except (OSError, ValueError, AttributeError):
         return None
-    ids = {c.get("id") for c in cells if isinstance(c, dict) and isinstance(c.get("id"), str)}
+    ids = {str(c["id"]) for c in cells if isinstance(c, dict) and isinstance(c.get("id"), str)}
     folder = old.parent / "build" / old.stem
     return folder if ids and remove_stale_build(folder, current_ids=ids) else None
 
@@ -763,4 +803,5 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     web_app.add_handlers(".*$", [(url_path_join(base_url, "mechnb", name), handler)
                                  for name, handler in HANDLERS])
     serverapp.log.info("mechnb: server extension loaded (/mechnb/check, /export, /roles, "
-                       "/phrases, /moves, /new-paper, /preview, /synctex, /trust, /argmap)")
+                       "/phrases, /moves, /new-paper, /preview, /synctex, /trust, /argmap, "
+                       "/wordcount, /completions)")

@@ -298,7 +298,7 @@ def check_placeholders(doc: Document, rule: Rule) -> Iterator[Finding]:
                           "matter; delete the cell, or write the same title in it", idx, None)
     for cell in sorted(found, key=lambda c: (c is not None, c or 0)):
         slots = sorted(found[cell], key=lambda s: (s[0] is not None, s[0] or 0))
-        at = next((a for a, _ in slots if a is not None), None)
+        first: int | None = next((a for a, _ in slots if a is not None), None)
         names = [s for _, s in slots]
         shown = ", ".join(names[:SLOTS_NAMED]) + (", …" if len(names) > SLOTS_NAMED else "")
         n = len(names)
@@ -307,10 +307,10 @@ def check_placeholders(doc: Document, rule: Rule) -> Iterator[Finding]:
             yield finding(doc, rule.code, rule.name, Severity.INFO,
                           f"this cell is still the template as inserted ({count}: {shown}); "
                           "write it in your own words, or delete it if the paper does not "
-                          "need it", cell, at)
+                          "need it", cell, first)
         else:
             yield rule.at(doc, f"{count} still unfilled: {shown}; replace "
-                               f"{'it' if n == 1 else 'them'} with your own text", cell, at)
+                               f"{'it' if n == 1 else 'them'} with your own text", cell, first)
 
 
 def is_template_text(cell: Cell) -> bool:
