@@ -133,7 +133,8 @@ def completions(paper: Paper) -> dict[str, Any]:
     seen: set[str] = set()
     base = paper.path.parent if paper.path else None
     for path in bibliography_paths(value, paper.path) if value else []:
-        resolved, why = resolve_in_folder(base, str(path)) if base is not None else (path, None)
+        resolved, why = resolve_in_folder(base, str(path.absolute())) if base is not None \
+            else (path, None)
         if resolved is None:
             problems.append(f"the bibliography {path.name!r} {why}")
             continue

@@ -287,8 +287,9 @@ class CheckHandler(_NotebookHandler):
 
 
 class ArgumentMapHandler(_NotebookHandler):
-    """``GET /mechnb/argmap?path=NB``: the argument map of the saved notebook (SVG, as
-    ``mechnb check --map``; every text escaped, tooltips plain text)."""
+    """``GET /mechnb/argmap?path=NB[&format=json]``: the argument map of the saved notebook (SVG,
+    as ``mechnb check --map``; every text escaped, tooltips plain text), or its nodes and edges
+    as JSON (``checker.argmap.argument_map_json``) for a frontend that draws it."""
 
     @web.authenticated
     @authorized("read")
@@ -299,15 +300,25 @@ class ArgumentMapHandler(_NotebookHandler):
         from .notebook import read_paper
 
         path = self.notebook(self.get_argument("path", ""))
+        form = self.get_argument("format", "svg")
+        if form not in ("svg", "json"):
+            raise web.HTTPError(400, "format must be svg or json")
 
         def draw() -> str:
             paper = read_paper(path)
+            if form == "json":
+                from .checker.argmap import argument_map_json
+
+                return json.dumps(argument_map_json(paper, check(paper)), ensure_ascii=False)
             return argument_map_svg(paper, check(paper))
 
         try:
             svg = await asyncio.to_thread(draw)
         except MechnbError as exc:
             raise web.HTTPError(422, str(exc)) from None
+        if form == "json":
+            self.finish(svg)
+            return
         self.set_header("Content-Type", "image/svg+xml; charset=utf-8")
         self.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
         self.finish(svg)

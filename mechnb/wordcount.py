@@ -171,6 +171,7 @@ def _math_text(tex: str) -> str:
     tex = re.sub(r"\\(?:label|tag|begin|end)\{[^{}]*\}", " ", tex)
     tex = re.sub(r"\\(?:text|textrm|textit|textbf|mathrm|operatorname|mbox)\*?\{([^{}]*)\}",
                  lambda m: " " + m.group(1) + " ", tex)
+    tex = re.sub(r"\}\s*\{", ",", tex)  # \frac{a}{b}, \binom: numerator and denominator apart
     out: list[str] = []
     for m in _MATH_TOKEN.finditer(tex):
         tok = m.group()

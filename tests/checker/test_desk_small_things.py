@@ -101,3 +101,28 @@ def test_check_rows_carry_the_cell_id_with_each_number_and_say_when_the_file_is_
         shell.user_ns.pop("__session__", None)
     assert isinstance(report, CheckReport) and not report.stale
     assert "does not have this cell yet" not in report._repr_html_()
+
+
+def test_the_argument_map_draws_one_edge_per_validation() -> None:
+    from mechnb.checker.argmap import argument_map_json, build_graph
+    from mechnb.notebook import read_paper
+
+    paper = read_paper(DESK / "argmap_two_statements.ipynb")
+    nodes, edges = build_graph(paper, check(paper))
+    name = {n.key: n.label for n in nodes}
+    stage = {n.key: n.stage for n in nodes}
+    closes = sorted((name[e.source], name[e.target]) for e in edges
+                    if stage[e.target] == 5 and stage[e.source] == 3)
+    # each statement to the proof and the experiment that close it, nothing crosswise; an
+    # experiment's text and code cells are one box (the figure's label)
+    assert closes == [("clm:b", "exp:b-intervention"), ("thm:a", "cell 5"),
+                      ("thm:a", "exp:a-controlled")]
+    assert not any(stage[e.source] == 4 and stage[e.target] == 5 for e in edges)
+    assert sorted(name[k] for k in name if stage[k] == 5) == [
+        "cell 5", "exp:a-controlled", "exp:b-intervention"]
+    data = argument_map_json(paper, check(paper))
+    assert data["stages"][5] == "validations"
+    assert {(e["source"], e["target"]) for e in data["edges"]} == {
+        (e.source, e.target) for e in edges}
+    box = next(n for n in data["nodes"] if n["label"] == "exp:a-controlled")
+    assert box["cell_id"] and box["width"] > 0 and box["x"] > 0
