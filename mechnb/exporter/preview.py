@@ -584,7 +584,8 @@ def place_of(notebook: str | os.PathLike[str], cell: int,
                     words & set(_WORD.findall(tex_lines[n - 1]))))
                 candidates = scored[:1] + candidates
         name = q.input_name()
-        for n in candidates[:40]:
+
+        def box(n: int) -> Place | None:
             for record in q.synctex("view", "-i", f"{n}:0:{name}", "-o",
                                     f"{q.tmp}/preview.pdf"):
                 try:
@@ -594,6 +595,29 @@ def place_of(notebook: str | os.PathLike[str], cell: int,
                 except (KeyError, ValueError):
                     continue
                 return Place(page, h, v - height, w, height)
+            return None
+
+        for k, n in enumerate(candidates[:40]):
+            first = box(n)
+            if first is None:
+                continue
+            if line is not None:
+                return first  # the line the cursor is on
+            # the whole cell: down to its last line that SyncTeX places on the same page (a
+            # theorem is many lines; its first line alone hid the rest of it)
+            rest = sorted(set(candidates[k + 1:]), reverse=True)
+            for m in rest[:8]:
+                if m <= n:
+                    break
+                last = box(m)
+                if last is None or last.page != first.page:
+                    continue
+                top = min(first.y, last.y)
+                bottom = max(first.y + first.height, last.y + last.height)
+                left = min(first.x, last.x)
+                right = max(first.x + first.width, last.x + last.width)
+                return Place(first.page, left, top, right - left, bottom - top)
+            return first
     return None
 
 

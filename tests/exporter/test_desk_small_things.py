@@ -141,3 +141,38 @@ def test_a_bundle_that_builds_removes_the_check_log_of_its_failure(tmp_path: Pat
     built = build_bundles(export(path, out), ["arxiv"], out)
     assert built[0].path == out / "paper-arxiv.tar.gz" and built[0].path.is_file()
     assert not log.exists()
+
+
+@pytest.mark.tex
+def test_show_in_pdf_boxes_the_whole_theorem(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from mechnb.exporter import preview
+    from mechnb.notebook import read_paper
+
+    if not (shutil.which("pdflatex") and shutil.which("latexmk") and shutil.which("synctex")):
+        pytest.skip("TeX Live (pdflatex, latexmk, synctex) is not installed")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    nb = json.loads((FIXTURES.parent / "preview" / "preview_paper.ipynb").read_text("utf-8"))
+    theorem = next(c for c in nb["cells"] if c["id"] == "thm")
+    theorem["source"] = (
+        "If the margin is $\\gamma > 0$ and the learning rate is small enough that every step "
+        "keeps the previous-token head aligned with the copy direction, the head forms after "
+        "at most\n\n$$\nT \\le \\frac{C}{\\gamma^2}\n$$\n\nsteps, and the attention it puts "
+        "on the matching position stays above one half from then on, for every context whose "
+        "tokens are distinct and every length up to the training length.")
+    path = tmp_path / "paper.ipynb"
+    path.write_text(json.dumps(nb), "utf-8")
+    try:
+        assert preview.build(path).status == "ok"
+        paper = read_paper(path)
+        whole = preview.place_of(path, 3, paper)
+        first = preview.place_of(path, 3, paper, line=1)
+        assert whole is not None and first is not None and whole.page == first.page
+        # the box covers the theorem down to its last line, not its first line alone
+        assert whole.height > 3 * first.height
+        assert whole.y <= first.y + 1
+        bottom = preview.source_at(path, whole.page, whole.x + 20,
+                                   whole.y + whole.height - 3, paper)
+        assert bottom is not None and bottom["cell_id"] == "thm"
+    finally:
+        preview.settle()
