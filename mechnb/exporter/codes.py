@@ -35,6 +35,7 @@ EXPORT_FINDINGS: dict[str, tuple[str, Severity]] = {
     "no-font-for-script": ("MECH833", Severity.ERROR),
     "formula-as-code": ("MECH834", Severity.WARNING),
     "no-font-for-character": ("MECH835", Severity.WARNING),
+    "raw-cell-without-format": ("MECH836", Severity.INFO),
 }
 """slug → (code, severity); documented in ``docs/guide/export.md`` (Exporter findings)."""
 
