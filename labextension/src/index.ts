@@ -48,6 +48,7 @@ import {
 import { PhrasesPanel } from './phrases';
 import { treePlugin } from './tree';
 import { OutlinePanel } from './outline';
+import { keepCellNumbersLive } from './livecells';
 import { paperPlugin } from './paper';
 import { ArgumentMapPanel } from './argmap';
 import { IPreviewResult, ISource, placeOf, PreviewPanel } from './preview';
@@ -287,6 +288,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     tracker.widgetAdded.connect((_, panel) => {
       connectBridge(panel, handlers, VERSION);
       trackBadges(panel);
+      keepCellNumbersLive(panel); // `%mech check` rows number cells as the notebook shows them
       // `%mech check` output rows carry data-mechnb-cell-id: a click selects that cell
       panel.content.node.addEventListener('click', event => {
         const target = (event.target as HTMLElement | null)?.closest?.(

@@ -119,6 +119,16 @@ def test_mech_check_output_rows_select_their_cell(page: Any, lab_server: Server)
     page.wait_for_function(
         "(i) => window.jupyterapp.shell.currentWidget.content.activeCellIndex === i",
         arg=THEOREM_CELL)
+    # the rows number cells as the notebook shows them: a cell inserted above (not saved) moves
+    # the theorem to cell 6, and its row says so (the kernel numbered the saved file)
+    theorem_id = nb.cells()[THEOREM_CELL]["id"]
+    number = page.locator(f".mechnb-cell-number[data-mechnb-cell-id='{theorem_id}']").first
+    assert number.inner_text() == f"cell {THEOREM_CELL + 1}"
+    nb.eval("panel.content.model.sharedModel.insertCell(0, {cell_type: 'markdown',"
+            " source: 'A new first cell.'}); return 1;")
+    page.wait_for_function("(n) => [...document.querySelectorAll('.mechnb-cell-number')]"
+                           ".some(s => s.textContent === n)", arg=f"cell {THEOREM_CELL + 2}")
+    assert number.inner_text() == f"cell {THEOREM_CELL + 2}"
 
 
 @pytest.mark.tex
