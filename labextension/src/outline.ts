@@ -2,12 +2,43 @@
  * The paper's outline in the side bar: its sections (markdown headings) and, under each, its
  * labelled statements and evidence (theorems, definitions, assumptions, claims, experiments,
  * figures … with their label and title), read from the open notebook as it is edited — no
- * kernel, no save needed. A click selects the cell.
+ * kernel, no save needed. A click selects the cell. The word count of the saved notebook
+ * (`GET /mechnb/wordcount`: what the PDF prints, as a journal counts it) heads it, and each
+ * section shows its own; it is refreshed on every save.
  */
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
+import { requestAPI } from './api';
 import { mechnbIcon } from './sidebar';
+
+/** One part of `GET /mechnb/wordcount` (mechnb.wordcount.PartCount). */
+interface IPartCount {
+  title: string;
+  kind: string;
+  cell: number | null;
+  cell_id: string | null;
+  words: number;
+  cjk: number;
+}
+
+/** `GET /mechnb/wordcount` (mechnb.wordcount.WordCount.to_json). */
+export interface IWordCount {
+  lang: string;
+  total: { words: number; cjk: number };
+  main: { words: number; cjk: number };
+  abstract: { words: number; cjk: number };
+  parts: IPartCount[];
+}
+
+/** "1,234 words" or "3,456 字 + 120 words" as a journal would count the part. */
+export function countText(count: { words: number; cjk: number }, zh: boolean): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  if (zh || count.cjk > count.words) {
+    return count.words ? `${n(count.cjk)} 字 + ${n(count.words)} words` : `${n(count.cjk)} 字`;
+  }
+  return `${n(count.words)} word${count.words === 1 ? '' : 's'}`;
+}
 
 export interface IOutlineEntry {
   /** 0-based cell index. */
@@ -96,6 +127,16 @@ export class OutlinePanel extends Widget {
     const head = document.createElement('div');
     head.className = 'jp-mechnb-outline-header';
     head.textContent = panel.context.path.split('/').pop() ?? '';
+    const count = this._counts.get(panel.context.path) ?? null;
+    if (count) {
+      const zh = count.lang === 'zh';
+      const line = document.createElement('div');
+      line.className = 'jp-mechnb-outline-count';
+      line.textContent =
+        `Main text ${countText(count.main, zh)} · abstract ${countText(count.abstract, zh)}` +
+        ` · in all ${countText(count.total, zh)} (as saved; no references, no author block)`;
+      head.appendChild(line);
+    }
     if (!entries.length) {
       this.node.replaceChildren(head, this._noteNode('No headings or labelled statements yet.'));
       return;
@@ -112,6 +153,15 @@ export class OutlinePanel extends Widget {
         depth = entry.level;
         item.className = `jp-mechnb-outline-heading jp-mechnb-outline-h${entry.level}`;
         button.textContent = entry.text;
+        const part = count?.parts.find(
+          p => p.cell_id === entry.cellId && p.kind !== 'title' && p.kind !== 'abstract'
+            && p.title.replace(/\s+/g, ' ').trim() === entry.text.replace(/\s+/g, ' ').trim());
+        if (part && count) {
+          const words = document.createElement('span');
+          words.className = 'jp-mechnb-outline-words';
+          words.textContent = countText(part, count.lang === 'zh');
+          button.appendChild(words);
+        }
         item.style.paddingLeft = `${(entry.level - 1) * 12}px`;
       } else {
         item.className = 'jp-mechnb-outline-statement';
@@ -145,10 +195,41 @@ export class OutlinePanel extends Widget {
       model.contentChanged.connect(this._schedule, this);
       model.cells.changed.connect(this._schedule, this);
     }
+    if (this._panel) {
+      this._saved = this._panel.context;
+      this._saved.saveState.connect(this._onSave, this);
+      void this._count();
+    }
     this.render();
   }
 
+  private _onSave(_: unknown, state: string): void {
+    if (state === 'completed') {
+      void this._count();
+    }
+  }
+
+  /** The word count of the saved notebook (the server counts what the PDF prints). */
+  private async _count(): Promise<void> {
+    const panel = this._panel;
+    if (!panel || panel.isDisposed) {
+      return;
+    }
+    const path = panel.context.path;
+    try {
+      const count = await requestAPI<IWordCount>(`wordcount?path=${encodeURIComponent(path)}`);
+      this._counts.set(path, count);
+    } catch {
+      this._counts.delete(path); // not saved yet, or not readable: the outline alone
+    }
+    if (this._panel === panel) {
+      this.render();
+    }
+  }
+
   private _unwatch(): void {
+    this._saved?.saveState.disconnect(this._onSave, this);
+    this._saved = null;
     this._model?.contentChanged.disconnect(this._schedule, this);
     this._model?.cells.changed.disconnect(this._schedule, this);
     this._model = null;
@@ -176,4 +257,6 @@ export class OutlinePanel extends Widget {
   private _panel: NotebookPanel | null = null;
   private _model: NotebookPanel['content']['model'] = null;
   private _timer = 0;
+  private _saved: NotebookPanel['context'] | null = null;
+  private _counts = new Map<string, IWordCount>();
 }

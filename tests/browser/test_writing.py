@@ -6,9 +6,12 @@ JupyterLab binding, and Check / Export / Preview stay in the toolbar beside an o
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import statistics
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -56,6 +59,13 @@ def _popup_ms(page: Any) -> float:
     """Keypress of the opening ``{`` or ``@`` to the completer drawn with its items."""
     page.wait_for_function("() => window.__mechnbPopup && window.__mechnbPopup.shown")
     return float(page.evaluate("() => window.__mechnbPopup.shown - window.__mechnbPopup.key"))
+
+
+def _count(nb: NotebookPage) -> dict[str, Any]:
+    """``mechnb count --format json`` of the notebook as saved."""
+    done = subprocess.run([sys.executable, "-m", "mechnb", "count", str(nb.path), "--format",
+                           "json"], capture_output=True, text=True, check=True)
+    return dict(json.loads(done.stdout))
 
 
 def _completer_items(page: Any) -> list[str]:
@@ -111,11 +121,24 @@ def _outline_lists_sections_and_statements_and_follows_edits(page: Any, nb: Note
     nb.command("mechnb:outline")
     panel = page.locator("#jp-mechnb-outline")
     panel.locator(".jp-mechnb-outline-statement").first.wait_for()
-    rows = [t.strip() for t in panel.locator("li").all_inner_texts()]
+    rows = panel.locator("li").evaluate_all(
+        "items => items.map(li => { const b = li.querySelector('button').cloneNode(true);"
+        " b.querySelector('.jp-mechnb-outline-words')?.remove();"
+        " return b.textContent.replace(/\\s+/g, ' ').trim(); })")
     assert rows == ["Setting", "theorem thm:formation Formation time"], rows
+    # the saved notebook's word count heads the outline and each section shows its own, as
+    # `mechnb count` counts them (what the PDF prints)
+    count = _count(nb)
+    head = panel.locator(".jp-mechnb-outline-count")
+    head.wait_for()
+    assert head.inner_text().startswith(f"Main text {count['main']['words']:,} words"), \
+        head.inner_text()
+    setting = next(p for p in count["parts"] if p["title"] == "Setting")
+    assert panel.locator(".jp-mechnb-outline-words").first.inner_text() == \
+        f"{setting['words']} words"
     # an edit shows without a save: a new section heading in the last markdown cell
     nb.eval("panel.content.model.cells.get(3).sharedModel.setSource("
-            "'## Experiments\\n\\nA sentence.'); return 1;")
+            "'# Experiments\\n\\nA sentence.'); return 1;")
     panel.locator(".jp-mechnb-outline-heading", has_text="Experiments").wait_for()
     nb.select(0)
     panel.locator(".jp-mechnb-outline-statement").click()
