@@ -142,6 +142,29 @@ def test_argument_map_panel_is_readable_zoomable_and_plain(page: Any, lab_server
                            " return w.content && w.content.activeCellIndex === 4; }")
 
 
+def test_argument_map_draws_one_edge_per_validation(page: Any, lab_server: Server) -> None:
+    """Two statements, each closed by its own proof or experiment: the drawn map has exactly the
+    graph's edges (one per validation, nothing crosswise from interpretations)."""
+    from mechnb.checker import check
+    from mechnb.checker.argmap import build_graph
+    from mechnb.notebook import read_paper
+
+    desk = Path(__file__).resolve().parents[1] / "fixtures" / "desk"
+    data = json.loads((desk / "argmap_two_statements.ipynb").read_text("utf-8"))
+    data["metadata"]["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                      "language": "python"}
+    (lab_server.root / "map-edges.ipynb").write_text(json.dumps(data), "utf-8")
+    paper = read_paper(lab_server.root / "map-edges.ipynb")
+    _, edges = build_graph(paper, check(paper))
+    nb = NotebookPage(page, lab_server, "map-edges.ipynb").open()
+    nb.command("mechnb:argument-map")
+    svg = page.locator(".jp-mechnb-argmap-panel svg.mechnb-argmap")
+    svg.wait_for()
+    assert svg.locator("path.edge").count() == len(edges)
+    boxes = svg.locator(".node .label").all_text_contents()
+    assert {"exp:a-controlled", "exp:b-intervention"} <= set(boxes), boxes
+
+
 _LUMINANCE = """(selector) => {
   const el = document.querySelector(selector);
   const s = getComputedStyle(el);
