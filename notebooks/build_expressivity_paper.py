@@ -51,12 +51,13 @@ $(n-1)^2$ 的 $3\times 3$ 整数矩阵，于是它的描述只需 $O(\log n)$ �
     md(r"""
 注意力机制由 Bahdanau 等 [@bahdanau2015neural] 在神经机器翻译中提出，Transformer 架构则来自 Vaswani 等
 [@vaswani2017attention]。已有工作把 Transformer 与形式语言和电路复杂度联系起来（综述见 [@strobl2024what]）：
-Hahn [@hahn2020theoretical] 证明了自注意力在奇偶性与 Dyck 语言上的局限，Weiss 等 [@weiss2021thinking] 用
-RASP 语言描述注意力能实现的程序，Merrill 和 Sabharwal [@merrill2023parallelism] 把对数精度的 Transformer 与
+Hahn [@hahn2020theoretical] 证明了自注意力在奇偶性与 Dyck 语言上的局限，Bhattamishra 等
+[@bhattamishra2020ability] 给出识别一类计数器语言的 Transformer 构造，并发现训练出的模型在一部分正则语言上
+表现不佳，Merrill 和 Sabharwal [@merrill2023parallelism] 把对数精度的 Transformer 与
 均匀 $\mathsf{TC}^0$ 电路联系起来，Liu 等 [@liu2023transformers] 则说明浅层 Transformer 可以充当自动机的
 "捷径"。在规模上，Sanford 等 [@sanford2023representational] 用通信复杂度比较注意力与其他架构：在稀疏平均
 任务上，Transformer 的规模只随输入长度对数增长，而循环网络和前馈网络需要多项式规模。另一方面，确定性
-自动机的状态下界来自 Myhill--Nerode 定理 [@nerode1958linear]；非确定性自动机以及把它化为确定性自动机的
+自动机的状态下界来自 Myhill--Nerode 定理；非确定性自动机以及把它化为确定性自动机的
 子集构造来自 Rabin 和 Scott [@rabin1959finite]，这一构造可能使状态数指数增长，"倒数第 $n$ 个符号"语言正是非确定性
 能够指数级地节省状态的标准例子。
 """, "prior"),
@@ -235,7 +236,7 @@ WORDS = [strings(T) for T in range(N_MAX + 1)]
     md(r"""
 # 实验
 
-**规模的数值比较。** 对 $n=1,\dots,12$，我们构造记录最近 $n$ 个符号的自动机，用 Moore 划分细化算法 [@moore1956gedanken] 求出
+**规模的数值比较。** 对 $n=1,\dots,12$，我们构造记录最近 $n$ 个符号的自动机，用 Moore 划分细化算法求出
 与之等价的最小 DFA 的状态数，并在所有长度不超过 $14$ 的串（共 $32767$ 个）上检验自动机与注意力头
 （硬注意力，以及 $\beta=\log 3+0.01$ 的 softmax）是否都与 $L_n$ 的定义逐一吻合。\cref{thm:main} 预测最小
 状态数恰为 $2^n$，而注意力头的描述长度只按 $\log n$ 增长。全部实验的设置列在\cref{tab:settings}中，均由实验代码中的

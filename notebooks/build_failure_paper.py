@@ -475,23 +475,21 @@ the weight update to a compensated (Kahan) update recovers the float32 loss in e
 
 Training large language models in bfloat16 halves the memory traffic of the weights and
 activations, and bfloat16 is widely used for it [@kalamkar2019study]. Mixed-precision recipes
-keep a float32 master copy of the weights for the update [@micikevicius2018mixed]; runs that keep
-the *weights* themselves in bfloat16 lose accuracy unless the update is done with care
-[@zamirai2020revisiting]. Some instabilities of large-scale Transformer training reappear in
+keep a float32 copy of the weights for the update; runs that keep the *weights* themselves in
+bfloat16 lose accuracy unless the update is done with care [@zamirai2020revisiting]. Some instabilities of large-scale Transformer training reappear in
 small models [@wortsman2024small], which makes small, fully controlled models a useful place to
 locate a numerical failure in one arithmetic operation.
 """, "context", label="sec:intro"),
     md(r"""
-The mechanism we study is not new. In recursive floating-point summation, an addend smaller than
-half a unit in the last place of the running sum is lost entirely, so a long sum can stop growing;
-the classical error analysis and compensated summation that repairs it are in
-\citet{higham2002accuracy} and \citet{kahan1965pracniques}. \citet{gupta2015deep} observed that
-training with round-to-nearest at low fixed-point precision fails because small updates vanish,
-and that stochastic rounding avoids it; \citet{zamirai2020revisiting} found the same for pure
-bfloat16 training, located the loss in the weight update, and recovered float32 accuracy with
-Kahan summation or stochastic rounding there. The probabilistic error analysis of stochastic
-rounding, including why it does not stagnate, is in \citet{connolly2021stochastic} and
-\citet{croci2022stochastic}. Low precision also fails selectively elsewhere in Transformers,
+The mechanism we study is not new. When a long sum is accumulated in floating point with
+round-to-nearest, an addend smaller than half the spacing of the numbers around the running sum
+is lost entirely, so the sum can stop growing. This is known as stagnation; the probabilistic
+error analysis of stochastic rounding, and why it is immune to stagnation, is in
+\citet{connolly2021stochastic} and \citet{croci2022stochastic}. \citet{gupta2015deep} found that
+with 16-bit fixed-point arithmetic the rounding scheme decides whether training succeeds, and that
+stochastic rounding makes it work; \citet{zamirai2020revisiting} showed for pure bfloat16
+training that round-to-nearest cancels small weight updates, and recovered float32 accuracy with
+Kahan summation or stochastic rounding in the weight update. Low precision also fails selectively elsewhere in Transformers,
 e.g.\ in 8-bit matrix multiplication with outlier features [@dettmers2022llmint8].
 """, "prior"),
     md(r"""
@@ -614,7 +612,8 @@ P_\perp D_T &= -\eta\sigma\sum_{t<T}P_\perp N_t . \label{eq:across}
     md(r"""
 In words: an entry whose updates are all smaller than half the spacing of bfloat16 numbers
 around it is never written, and what it loses is exactly the sum of its updates. This is the
-stagnation of recursive summation [@higham2002accuracy] applied to a weight matrix; the theorem
+stagnation of floating-point sums [@connolly2021stochastic; @croci2022stochastic] applied to a
+weight matrix; the theorem
 only makes it exact on each run, so that a simulation must reproduce it step by step, not just on
 average, and it separates the lost update into a part along the persistent direction and a part
 across it.
@@ -768,7 +767,7 @@ one-dimensional random walk.
 change only that operation and keep everything else fixed.
 
 - **Changed:** the weight update $\hat W\leftarrow\mathrm{fl}(\hat W+\hat\Delta_t)$ becomes Kahan's
-  compensated update [@kahan1965pracniques]: $y=\hat\Delta_t-C$, $\hat W'=\mathrm{fl}(\hat W+y)$,
+  compensated summation, as \citet{zamirai2020revisiting} use it for bfloat16 weights: $y=\hat\Delta_t-C$, $\hat W'=\mathrm{fl}(\hat W+y)$,
   $C=\mathrm{fl}\big((\hat W'-\hat W)-y\big)$, with the compensation buffer $C$ itself stored in
   bfloat16. A second arm uses stochastic rounding in the same place.
 - **Kept fixed:** the bfloat16 weight store, the rounding of the update $\hat\Delta_t$ itself,
