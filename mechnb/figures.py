@@ -9,7 +9,7 @@ so Latin text in a Chinese figure stays in Computer Modern), text at the body si
 labels and legends 10 pt), and a figure exactly as wide as the text (``columns=1``) or as one
 column of a two-column venue (``columns=2``, 3.25 in): constrained layout fits the labels inside
 that width and figures are saved without a tight bounding box, so the exporter prints them at
-``\linewidth`` with no scaling and the figure's text keeps the body size. Place legends outside
+``\\linewidth`` with no scaling and the figure's text keeps the body size. Place legends outside
 the data, e.g. ``fig.legend(loc="outside upper center", ncols=3)`` (constrained layout makes room
 for it). The inline backend then sends every figure as PNG (to look at) and PDF (which the
 exporter prefers: the PDF gets vector figures).

@@ -51,7 +51,7 @@ def display_width(blob: bytes, metadata: Any) -> float:
 
     Uses the ``width`` Jupyter stores for retina images, else the PNG header; small plots stay
     small instead of being blown up to the full line. A PDF figure made at one of the widths of
-    ``%mech figures`` (the text or one column) is printed at ``\linewidth``: unscaled, so its
+    ``%mech figures`` (the text or one column) is printed at ``\\linewidth``: unscaled, so its
     text keeps the size it was set in.
     """
     if blob[:5] == b"%PDF-":
