@@ -7,11 +7,11 @@ style uses the Computer Modern faces matplotlib ships (``cmr10`` and the ``cm`` 
 same design as Latin Modern), Fandol Song from TeX Live for Chinese (glyph by glyph fallback,
 so Latin text in a Chinese figure stays in Computer Modern), text at the body size (11 pt; tick
 labels and legends 10 pt), and a figure exactly as wide as the text (``columns=1``) or as one
-column of a two-column venue (``columns=2``, 3.25 in): constrained layout fits the labels inside
-that width and figures are saved without a tight bounding box, so the exporter prints them at
+column of a two-column venue (``columns=2``, 3.25 in): tight layout fits the labels inside that
+width and figures are saved without a tight bounding box, so the exporter prints them at
 ``\\linewidth`` with no scaling and the figure's text keeps the body size. Place legends outside
-the data, e.g. ``fig.legend(loc="outside upper center", ncols=3)`` (constrained layout makes room
-for it). The inline backend then sends every figure as PNG (to look at) and PDF (which the
+the data, e.g. ``fig, ax = plt.subplots(layout="constrained")`` and
+``fig.legend(loc="outside upper center", ncols=3)`` (constrained layout makes room for it). The inline backend then sends every figure as PNG (to look at) and PDF (which the
 exporter prefers: the PDF gets vector figures).
 
 Nothing here runs at ``%load_ext mechnb``: matplotlib is imported only by ``%mech figures``.
@@ -107,7 +107,11 @@ def rc_params(lang: str = "en", columns: int = 1, cjk_family: str | None = None
         "axes.unicode_minus": False,
         "figure.figsize": (width, round(min(width * GOLDEN, MAX_HEIGHT_IN), 2)),
         "figure.dpi": 150,
-        "figure.constrained_layout.use": True,
+        # tight layout on every draw: labels fit inside the fixed width, and a notebook's own
+        # fig.tight_layout() stays silent (with constrained layout as the default it would warn
+        # that the layout engine changed); ask for layout="constrained" where a legend goes
+        # outside the axes (fig.legend(loc="outside ...") needs it)
+        "figure.autolayout": True,
         "savefig.format": "pdf",
         "savefig.bbox": "standard",  # the page is the figure size: printed at \linewidth, 1:1
         "pdf.fonttype": 42,  # TrueType in the PDF: text stays text

@@ -260,7 +260,7 @@ for n in NS:
     rows.append(f"| {n} | {states} | {dfa_bits[-1]} | {bits} | "
                 f"{'是' if dfa_ok else '否'} | {'是' if hard_ok and soft_ok else '否'} |")
 
-fig, ax = plt.subplots(figsize=(6.5, 2.6))
+fig, ax = plt.subplots(figsize=(6.5, 2.6), layout="constrained")
 ax.semilogy(NS, dfa_sizes, "o-", label="最小 DFA 的状态数")
 ax.semilogy(NS, dfa_bits, "s-", label="DFA 的描述比特数")
 ax.semilogy(NS, head_bits, "^-", label="注意力头的描述比特数")
@@ -306,7 +306,7 @@ def beta_star(n):
 stars = {n: beta_star(n) for n in NS}
 two_sided = beta_star(SERIES_TERMS)    # 2 * sum_l exp(-beta l^2) = 1
 betas = np.linspace(BETA_LO, BETA_HI, BETA_POINTS)
-fig, ax = plt.subplots(figsize=(6.5, 2.6))
+fig, ax = plt.subplots(figsize=(6.5, 2.6), layout="constrained")
 first_exact = {}
 for n, style in zip(N_SWEEP, ("o-", "s-", "^-")):
     accuracy = np.array([np.mean(np.concatenate([head_accepts(w, n, b) == in_language(w, n)

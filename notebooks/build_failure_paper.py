@@ -306,7 +306,7 @@ for seed in SEEDS:
         shown = drift, theory_along, theory_across
 
 drift, theory_along, theory_across = shown
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(6.5, 2.6))
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(6.5, 2.6), layout="constrained")
 ax1.plot(steps, -drift[:, 0], lw=3, alpha=0.5, label="simulated (seed 0)")
 ax1.plot(steps, -theory_along, "k--", label="derivation")
 ax1.plot(steps, ETA_CONTROLLED * np.sqrt(m * n) * steps, ":", color="gray",
@@ -373,7 +373,7 @@ for seed in SEEDS:
         if seed == SEEDS[0]:
             runs.setdefault("paths", {})[rule] = drift[:, 0]
 
-fig, ax = plt.subplots(figsize=(6.5, 2.6))
+fig, ax = plt.subplots(figsize=(6.5, 2.6), layout="constrained")
 for rule, path in runs.pop("paths").items():
     ax.plot(steps, np.abs(path) + 1e-6, label=names[rule])
 ax.set_yscale("log")
@@ -413,7 +413,7 @@ names_tf = {"float32": "float32", "nearest": "bfloat16, round to nearest",
             "kahan": "bfloat16, Kahan update", "stochastic": "bfloat16, stochastic rounding"}
 styles = {"float32": "k-", "nearest": "C3-", "kahan": "C0--", "stochastic": "C2:"}
 tf_steps = np.arange(1, TF_STEPS + 1)
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(6.5, 2.8))
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(6.5, 2.8), layout="constrained")
 for arm in ARMS:
     losses = np.array([lc[0] for lc in curves[arm]])
     ax1.plot(tf_steps, losses.mean(0), styles[arm], label=names_tf[arm])
