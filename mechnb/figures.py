@@ -11,8 +11,9 @@ column of a two-column venue (``columns=2``, 3.25 in): tight layout fits the lab
 width and figures are saved without a tight bounding box, so the exporter prints them at
 ``\\linewidth`` with no scaling and the figure's text keeps the body size. Place legends outside
 the data, e.g. ``fig, ax = plt.subplots(layout="constrained")`` and
-``fig.legend(loc="outside upper center", ncols=3)`` (constrained layout makes room for it). The inline backend then sends every figure as PNG (to look at) and PDF (which the
-exporter prefers: the PDF gets vector figures).
+``fig.legend(loc="outside upper center", ncols=3)`` (constrained layout makes room for it).
+The inline backend then sends every figure as PNG (to look at) and PDF (which the exporter
+prefers: the PDF gets vector figures).
 
 Nothing here runs at ``%load_ext mechnb``: matplotlib is imported only by ``%mech figures``.
 """
