@@ -621,9 +621,10 @@ across it.
     md(r"""
 Fix an entry and suppose $(\hat W_t)_{ij}=w$. The update $\delta=(\hat\Delta_t)_{ij}$ has
 $|\delta|<s(w)/2$, so $w+\delta$ is nearer to $w$ than to any other bfloat16 number and
-$\mathrm{fl}(w+\delta)=w$; the float32 sum cannot reach the midpoint, since under
-\cref{asm:swamped} $|\delta|$ stays a factor $1-2^{-7}$ below $s(w)/2$, far more than the float32
-spacing near $w$. By induction the entry never moves, and \eqref{eq:drift} gives
+$\mathrm{fl}(w+\delta)=w$. Forming the sum in float32 first changes nothing: $w$ and $\delta$ are
+bfloat16 numbers, so their float32 sum is exact when their exponents differ by at most $16$;
+otherwise $|\delta|<2^{-16}|w|$, and the float32 sum, within half a float32 spacing of
+$w+\delta$, stays far from the midpoints $w\pm s(w)/2$, since $s(w)/2>2^{-10}|w|$. By induction the entry never moves, and \eqref{eq:drift} gives
 $(E_t)_{ij}=-(\Delta_t)_{ij}$. Taking inner products with $U$ and $P_\perp U=0$ gives
 \eqref{eq:along} and \eqref{eq:across}. Details are in \cref{app:derivation}.
 """, "proof", kind="sketch"),
