@@ -51,6 +51,7 @@ _INLINE_MATH = lazy(r"\$[^$\n]*\$")
 _MATH_SLOT = lazy(r"(?<![A-Za-z0-9})\]^_\\])\[\s*\\text\{[^\[\]\n]*\]")
 _EXAMPLE_HINT = lazy(r"\be\.g\.|例如")
 _LINK_DEF = lazy(r"(?m)^[ \t]{0,3}\[([^\]\n]+)\]:")
+_TOKEN_RE = lazy(r"\{\{\w+\}\}")
 
 
 BALANCE_FINDINGS_PER_CELL = 20
@@ -316,24 +317,47 @@ def check_placeholders(doc: Document, rule: Rule) -> Iterator[Finding]:
 def is_template_text(cell: Cell) -> bool:
     """True when every line of ``cell`` (and its caption) is a line some template or scaffold
     inserts, tokens (labels, targets, titles) read as wildcards: nobody has written in it yet."""
-    exact, pattern = _template_lines()
+    exact, by_prefix, loose = _template_lines()
     texts = [cell.source, *(t for t in (cell.caption,) if t)]
     for text in texts:
         for line in text.splitlines():
             line = line.strip()
-            if line and line not in exact and not pattern.fullmatch(line):
+            if not line or line in exact:
+                continue
+            candidates = by_prefix.get(line[:_PREFIX], [])
+            if not any(_pieces_match(line, pieces) for pieces in (*candidates, *loose)):
                 return False
     return True
 
 
+_PREFIX = 6
+"""Template lines with tokens are looked up by their first characters (no regex compiled)."""
+
+
+def _pieces_match(line: str, pieces: tuple[str, ...]) -> bool:
+    """``line`` is ``pieces`` joined by anything (the ``{{token}}``s of a template line)."""
+    first, last = pieces[0], pieces[-1]
+    if not line.startswith(first):
+        return False
+    at = len(first)
+    for piece in pieces[1:-1]:
+        k = line.find(piece, at)
+        if k < 0:
+            return False
+        at = k + len(piece)
+    return len(line) - len(last) >= at and line.endswith(last)
+
+
 @cache
-def _template_lines() -> tuple[frozenset[str], re.Pattern[str]]:
+def _template_lines() -> tuple[frozenset[str], dict[str, list[tuple[str, ...]]],
+                               list[tuple[str, ...]]]:
     """Every line of every template, scaffold and caption in both languages: the lines
-    without tokens as a set, those with ``{{token}}``s as one pattern."""
+    without tokens as a set; those with ``{{token}}``s as their literal pieces, indexed by
+    their first characters (``loose``: lines that start with a token or a short piece)."""
     from .. import templates
 
     exact: set[str] = set()
-    patterns: set[str] = set()
+    with_tokens: set[tuple[str, ...]] = set()
 
     def add(text: object) -> None:
         if isinstance(text, dict):
@@ -347,8 +371,7 @@ def _template_lines() -> tuple[frozenset[str], re.Pattern[str]]:
             if not line:
                 continue
             if "{{" in line:
-                patterns.add("".join(".*?" if k % 2 else re.escape(piece) for k, piece in
-                                     enumerate(re.split(r"\{\{\w+\}\}", line))))
+                with_tokens.add(tuple(_TOKEN_RE.split(line)))
             else:
                 exact.add(line)
 
@@ -361,8 +384,8 @@ def _template_lines() -> tuple[frozenset[str], re.Pattern[str]]:
         data = templates._template(role)
         for values in data.get("slots", {}).values():
             add(values)
-        for title in data.get("slots", {}).get("title", {}).values() \
-                if isinstance(data.get("slots", {}).get("title"), dict) else ():
+        title_slot = data.get("slots", {}).get("title")
+        for title in title_slot.values() if isinstance(title_slot, dict) else ():
             add(f"# {title}")
         for cells in data["variants"].values():
             for c in cells:
@@ -376,7 +399,14 @@ def _template_lines() -> tuple[frozenset[str], re.Pattern[str]]:
     for blank in templates.TITLE_BLANK.values():
         exact.add(f"# {blank}")
     exact.add("#")
-    return frozenset(exact), re.compile("|".join(sorted(patterns)) or "(?!)")
+    by_prefix: dict[str, list[tuple[str, ...]]] = {}
+    loose: list[tuple[str, ...]] = []
+    for pieces in sorted(with_tokens):
+        if len(pieces[0]) >= _PREFIX:
+            by_prefix.setdefault(pieces[0][:_PREFIX], []).append(pieces)
+        else:
+            loose.append(pieces)
+    return frozenset(exact), by_prefix, loose
 
 
 def cell_slots(doc: Document, idx: int) -> list[tuple[int, str]]:
