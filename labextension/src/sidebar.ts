@@ -26,7 +26,12 @@ export function slotSummary(slots: IFinding[]): string {
     const where = f.cell === null ? 'notebook' : `cell ${f.cell + 1}`;
     return `${slot ? slot[0] : f.code} (${where})`;
   });
-  const n = slots.length;
+  // one MECH025 finding per cell, its message counting the cell's slots ("8 template slots")
+  // (as mechnb.checker.report.slot_count reads it); an older message stands for one slot
+  const n = slots.reduce((sum, f) => {
+    const m = /(\d+) template slots?/.exec(f.message);
+    return sum + (m ? Number(m[1]) : 1);
+  }, 0);
   return (
     `${n} unfilled template slot${n === 1 ? '' : 's'} in ${cells.size} ` +
     `cell${cells.size === 1 ? '' : 's'} — first: ${first.join(', ')}` +

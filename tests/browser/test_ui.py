@@ -223,11 +223,20 @@ def test_check_panel_puts_errors_first_and_summarises_template_slots(
     nb = NotebookPage(page, lab_server, "fresh_scaffold.ipynb").open()
     nb.select(0)
     page.locator(".jp-mechnb-check-button").first.click()
+    # a cell still as the template inserted it is a note (MECH025 info): Notes start folded
+    page.locator(".jp-mechnb-findings-group[data-group='info']").click()
     summary = page.locator(".jp-mechnb-slot-summary > summary")
     summary.wait_for()
     assert summary.count() == 1
     assert "unfilled template slots in" in summary.inner_text()
     assert "first: [" in summary.inner_text()
+    # counted as the text report counts them: every slot, not one per cell's finding
+    from mechnb.checker import check
+    from mechnb.checker.report import slot_summary
+
+    slots = [f for f in check(target) if f.code == "MECH025"]
+    expected = slot_summary(slots).split(" — ")[0]
+    assert summary.inner_text().split(" — ")[0] == expected, (summary.inner_text(), expected)
     # the slots are listed only when the summary is opened; errors come before everything
     severities = page.locator(".jp-mechnb-findings-list > li > .jp-mechnb-finding").evaluate_all(
         "(els) => els.map(e => e.className.split('jp-mechnb-severity-')[1])")
