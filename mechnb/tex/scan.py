@@ -534,7 +534,8 @@ _INTERNAL_READERS: dict[str, str] = {
 """LaTeX's internal names (with @ as a letter) that read files: judged as the command they
 stand for (an empty value: harmless bookkeeping)."""
 _AT_WORD = lazy(r"(?<!\\)(?P<run>\\+)(?P<word>[A-Za-z@]*@[A-Za-z@]*)")
-_CATCODE_CHAR = lazy(r"`(?:\\)?(?:\^\^(?:[0-9a-f]{2}|[\x00-\x7f])|[\s\S])|\d+|\"[0-9A-Fa-f]+|'[0-7]+")
+_CATCODE_CHAR = lazy(r"`(?:\\)?(?:\^\^(?:[0-9a-f]{2}|[\x00-\x7f])|[\s\S])"
+                     r"|\d+|\"[0-9A-Fa-f]+|'[0-7]+")
 _CATCODE_VALUE = lazy(r"[ \t]*=?[ \t]*(?:(?P<num>\d+)|\\(?P<name>[A-Za-z@]+)"
                       r"(?P<the>[ \t]*\\catcode)?)")
 _CATCODE_NAMES = {"active": 13, "other": 12, "letter": 11, "@ne": 1, "tw@": 2, "thr@@": 3,
@@ -776,8 +777,8 @@ def find_leaks(text: str, *, at_letter: bool | None = True, comments: bool = Tru
         for m in _AT_WORD.finditer(judged):
             if len(m.group("run")) % 2 == 0:
                 continue
-            word = m.group("word")
-            stands = _INTERNAL_READERS.get(word, word.replace("@", ""))
+            at_word: str = m.group("word")
+            stands = _INTERNAL_READERS.get(at_word, at_word.replace("@", ""))
             end = m.end()
             if stands == "input@path":
                 group = re.match(r"[ \t]*\{((?:\{[^{}]{0,300}\}[ \t]*){1,20})\}",
@@ -791,7 +792,7 @@ def find_leaks(text: str, *, at_letter: bool | None = True, comments: bool = Tru
                 continue
             if stands in TEMPLATE_PATH_COMMANDS:
                 arg = _PATH_ARG.match(judged, end)
-                why = (f"reads a file whose name is not written in place (\\{word})"
+                why = (f"reads a file whose name is not written in place (\\{at_word})"
                        if arg is None else path_reason(arg.group(1)))
             else:
                 why = command_reason(stands)
