@@ -548,6 +548,9 @@ _VERBATIM_READERS = lazy(r"(?<!\\)(?:\\\\)*\\(?:verb|Verb|lstinline|mintinline|u
                          r"|begin[ \t]*\{(?:verbatim|Verbatim|lstlisting|minted|comment)\*?\})"
                          r"(?![A-Za-z@])")
 """Where ``%`` stops being a comment for a stretch of text (a verbatim argument or body)."""
+_CSNAME = lazy(r"(?<!\\)(?:\\\\)*\\(?:csname|begincsname)(?![A-Za-z@])")
+_COPIES_CATCODE = lazy(r"\\(?:let|futurelet)[ \t]*\\(?:[A-Za-z@]+|.)[ \t]*=?[ \t]*\\catcode"
+                       r"(?![A-Za-z@])")
 _CSNAME_LITERAL = lazy(r"[ \t]*([A-Za-z@]+)[ \t]*\\endcsname(?![A-Za-z@])")
 _FONT_DEF = lazy(r"[ \t]*\\(?:[A-Za-z@]+|.)[ \t]*=?[ \t]*")
 _FONT_PLAIN = lazy(r"(?:[A-Za-z0-9_-]+|\"[^\"\[\]/\\~\n]{1,100}\")(?![^\s\\%}])")
@@ -573,10 +576,38 @@ def _catcode_char(spec: str) -> str | None:
     return chr(int(spec) % 0x110000)
 
 
-def _catcode_change(text: str, end: int) -> tuple[str | None, int | str | None, int]:
+_SAVED_CATCODE = lazy(r"\\(?:[exg]?def|chardef|let)[ \t]*\\([A-Za-z@]+)[ \t]*=?[ \t]*\{?[ \t]*"
+                      r"(?:\\the[ \t]*)?\\catcode[ \t]*(`\\?.)")
+"""``\\edef\\x{\\the\\catcode`\\@}`` or ``\\chardef\\x=\\catcode`\\@``: a macro keeping a
+character's category, so that ``\\catcode`\\@=\\x`` later restores it."""
+
+
+_CATCODE_READ = lazy(r"(?:\\(?:the|number|ifnum|showthe|romannumeral)|(?:\\chardef[ \t]*"
+                     r"\\[A-Za-z@]+|\\count[0-9@]*|\\@tempcnt[ab])[ \t]*=?)[ \t]*$")
+"""What before ``\\catcode`` makes it a read of a category, not an assignment."""
+
+
+def _reads_catcode(text: str, start: int) -> bool:
+    """Whether the ``\\catcode`` at ``start`` is read (``\\the\\catcode`\\@``), not set."""
+    return _CATCODE_READ.search(text[max(0, start - 60):start]) is not None
+
+
+def _saved_catcodes(text: str) -> dict[str, str]:
+    """The macros ``text`` keeps a character's own category in (name → character)."""
+    saved: dict[str, str] = {}
+    for m in _SAVED_CATCODE.finditer(text):
+        char = _catcode_char(m.group(2))
+        if char is not None:
+            saved[m.group(1)] = char
+    return saved
+
+
+def _catcode_change(text: str, end: int, saved: dict[str, str] | None = None
+                    ) -> tuple[str | None, int | str | None, int]:
     """``(character, category, end)`` of the ``\\catcode`` assignment whose operands start at
     ``end``: a character of None is computed (``#1``, a counter); a category of None is
-    computed, ``"same"`` restores the character's own (``\\the\\catcode``)."""
+    computed, ``"same"`` restores the character's own (``\\the\\catcode``, or a macro of
+    ``saved`` that kept it)."""
     spec = _CATCODE_CHAR.match(text, end)
     if spec is None:
         return None, None, end
@@ -588,6 +619,8 @@ def _catcode_change(text: str, end: int) -> tuple[str | None, int | str | None, 
         return char, int(value.group("num")), value.end()
     name = value.group("name")
     if name == "the" and value.group("the"):
+        return char, "same", value.end()
+    if saved and char is not None and saved.get(name) == char:
         return char, "same", value.end()
     return char, _CATCODE_NAMES.get(name), value.end()
 
@@ -615,20 +648,36 @@ def _catcode_reason(char: str | None, category: int | str | None) -> str | None:
     return None
 
 
-def changes_comment_character(text: str) -> bool:
-    """Whether TeX ``text`` may change how ``%`` is read for what follows it (a ``\\catcode``
-    of ``%`` or of a character it cannot name, ``\\@makeother\\%``, ``\\dospecials``…):
-    then no judged text is read with comments skipped."""
-    if _BULK_CATCODES.search(text):
-        return True
+def _comment_change(text: str) -> int | None:
+    """Where TeX ``text`` first may change how ``%`` is read for what follows (a
+    ``\\catcode`` of ``%`` or of a character it cannot name, ``\\@makeother\\%``,
+    ``\\dospecials``…), or None."""
+    first: int | None = None
+    bulk = _BULK_CATCODES.search(text)
+    if bulk is not None:
+        first = bulk.start()
     for m in _MAKEOTHER.finditer(text):
         if m.group(1) == "%":
-            return True
+            first = m.start() if first is None else min(first, m.start())
+            break
+    saved = _saved_catcodes(text)
     for m in _CATCODE.finditer(text):
-        char, category, _ = _catcode_change(text, m.end())
+        if first is not None and m.start() >= first:
+            break
+        if _reads_catcode(text, m.end() - len(m.group().lstrip("\\")) - 1):
+            continue
+        char, category, _ = _catcode_change(text, m.end(), saved)
         if char is None or (char == "%" and category not in (14, "same")):
-            return True
-    return False
+            first = m.start()
+            break
+    return first
+
+
+def changes_comment_character(text: str) -> bool:
+    """Whether TeX ``text`` may change how ``%`` is read for what follows it: then comments
+    are judged as TeX from there on (``find_leaks``), and in other files too unless this one
+    undoes it by its end (``keeps_comment_character``)."""
+    return _comment_change(text) is not None
 
 
 _SCOPE_ESCAPES = lazy(r"\\(?:global|gdef|xdef|aftergroup|egroup|globaldefs|csname|endcsname"
@@ -664,11 +713,16 @@ def _mask_comments(text: str) -> str:
     an even run of backslashes starts a comment to the end of the line — until the first place
     that may make ``%`` something else (a catcode change, a verbatim reader): from there on,
     nothing is skipped."""
-    stop = len(text)
-    for pattern in (_CATCODE, _MAKEOTHER, _BULK_CATCODES, _VERBATIM_READERS):
-        m = pattern.search(text)
+    change = _comment_change(text)
+    stop = len(text) if change is None else change
+    for pattern in (_VERBATIM_READERS, _COPIES_CATCODE):
+        m = pattern.search(text, 0, stop)
         if m is not None:
-            stop = min(stop, m.start())
+            stop = m.start()
+    for m in _CSNAME.finditer(text, 0, stop):
+        if _CSNAME_LITERAL.match(text, m.end()) is None:
+            stop = m.start()  # a name built at run time might be \catcode
+            break
     out: list[str] = []
     pos = 0
     k = 0
@@ -708,6 +762,7 @@ def find_leaks(text: str, *, at_letter: bool | None = True, comments: bool = Tru
     """
     judged = _mask_comments(text) if comments else text
     found: list[DangerousTex] = []
+    saved: dict[str, str] | None = None
 
     def refuse(start: int, end: int, reason: str) -> None:
         snippet = judged[start:max(end, start + 1)].split("\n", 1)[0].rstrip()
@@ -739,7 +794,11 @@ def find_leaks(text: str, *, at_letter: bool | None = True, comments: bool = Tru
         if name == "lastnamedcs":
             continue
         if name == "catcode":
-            char, category, end = _catcode_change(judged, _skip_spaces(judged, after))
+            if _reads_catcode(judged, at):
+                continue
+            if saved is None:
+                saved = _saved_catcodes(judged)
+            char, category, end = _catcode_change(judged, _skip_spaces(judged, after), saved)
             why = _catcode_reason(char, category)
             if why is not None:
                 refuse(at, end, why)
@@ -773,6 +832,9 @@ def find_leaks(text: str, *, at_letter: bool | None = True, comments: bool = Tru
                 if value < 32 or value == 127:
                     continue  # ^^J, ^^M, ^^I: control characters
         found.append(DangerousTex(at, d.snippet, d.reason))
+    for m in _COPIES_CATCODE.finditer(judged):
+        refuse(m.start(), m.end(), "copies \\catcode under another name, which the gate "
+               "would not follow; write \\catcode itself")
     if at_letter is not False:
         for m in _AT_WORD.finditer(judged):
             if len(m.group("run")) % 2 == 0:

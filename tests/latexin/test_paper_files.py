@@ -93,6 +93,7 @@ def test_the_imported_paper_compiles_with_its_venue_and_files(
     words = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
                            check=True).stdout
     assert "Published at Venue 2099" in words  # the venue style, with its [accepted] option
+    assert "Main track" in words  # printed through the style's \csname and \font
     assert "Matching score bars" in words  # the .pgf the paper inputs
     assert "see Eq. (1)" in words  # the paper's own \def\eqref, not amsmath's
     assert "The appendix argument read from the main folder." in words
