@@ -39,7 +39,7 @@ from pylatexenc.latexwalker import (
 )
 
 from ..notebook import CJK_RE
-from ..tex.comments import comment_spans, mask_comments
+from ..tex.comments import comment_spans, literal_spans, mask_comments
 from ..tex.escape import is_safe_name
 from .convert import LISTS, MATH_ENVIRONMENTS, Converter, Markdown, Unconvertible
 from .preamble import (
@@ -850,6 +850,11 @@ def _marked(text: str, start: int, end: int) -> tuple[str, list[int]]:
                     marks.append(found.start())
                 target = found.start() + RUN
         a = b + 1
+    if "%" in text[start:end]:  # a % in a \url/\href target is part of the address (%D0%A3)
+        for lo, hi in literal_spans(text[:end]):
+            if lo >= start:
+                marks += [k for k in range(lo, hi) if text[k] == "%"]
+        marks.sort()
     if not marks:
         return text[:end], []
     parts: list[str] = []

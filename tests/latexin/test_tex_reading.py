@@ -1,0 +1,101 @@
+"""Issue 35: an imported paper is read as TeX reads it — a ``%`` in a ``\\url``/``\\href``
+target is part of the address, labels may hold spaces, and a paper's theorems declared with
+LaTeX's own ``\\newtheorem`` survive mechnb's amsthm. Hand-written papers (not copied)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from io import StringIO
+from pathlib import Path
+
+import pytest
+
+from mechnb.cli import main
+from mechnb.tex.comments import comment_spans, comment_start, mask_comments
+from mechnb.tex.escape import is_safe_label, is_safe_name
+
+HAS_TEX = bool(shutil.which("pdflatex") and shutil.which("latexmk") and shutil.which("pdftotext"))
+
+PAPER = r"""\documentclass{article}
+\usepackage{amsmath}
+\usepackage{hyperref}
+\newtheorem{definition}{Definition}
+\begin{document}
+\section{Setting}\label{sec:the setting}
+The course notes are \href{http://notes.example.org/%D0%A3%D1%80_(2023)}{online}; the data
+is at \url{http://data.example.org/a%20b}. % a comment the co-authors left
+See Section~\ref{sec:the setting}, Eq.~\eqref{eq:first step} and Definition~\ref{def:a copy}.
+\begin{equation}\label{eq:first step}
+x_{t+1} = x_t + \eta g_t
+\end{equation}
+\begin{definition}\label{def:a copy}
+A head copies when its output repeats an earlier token.
+\end{definition}
+\section{Result}\label{sec:result}
+The copying head forms first.
+\end{document}
+"""
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = StringIO(), StringIO()
+    code = main(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_a_percent_in_a_url_is_not_a_comment() -> None:
+    line = r"see \href{http://x.org/%D0%A3}{here} and \url{a%b} % a comment"
+    assert mask_comments(line) == line.replace("% a comment", " " * len("% a comment"))
+    assert comment_spans(line) == [(line.index("% a"), len(line))]
+    assert comment_start(line, line.index("here")) is None
+    # an escaped brace or a line end closes nothing: the % there is a comment again
+    assert comment_spans("\\url{a\n%b}") == [(7, 10)]
+
+
+def test_labels_may_hold_spaces_but_citation_keys_may_not() -> None:
+    assert is_safe_label("sec:the setting") and is_safe_label("eq:a b c")
+    for bad in (" sec:x", "sec:x ", "a  b", "a%b", "a,b", "a}b", "a~b", ""):
+        assert not is_safe_label(bad), bad
+    assert not is_safe_name("olsson 2022")
+
+
+@pytest.fixture()
+def imported(tmp_path: Path) -> tuple[Path, dict]:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "main.tex").write_text(PAPER, "utf-8")
+    out = tmp_path / "nb" / "paper.ipynb"
+    code, text, err = run("import", str(src / "main.tex"), "-o", str(out), "--yes")
+    assert code == 0, text + err
+    return out, json.loads(out.read_text("utf-8"))
+
+
+def test_the_import_reads_urls_and_labels_as_tex_does(imported: tuple[Path, dict]) -> None:
+    out, nb = imported
+    text = "\n".join(c["source"] for c in nb["cells"])
+    assert "[online](http://notes.example.org/%D0%A3%D1%80_(2023))" in text
+    assert "a comment the co-authors left" not in text
+    assert "The copying head forms first." in text  # read on past the url, not one raw cell
+    labels = {c["metadata"].get("mechnb", {}).get("label") for c in nb["cells"]}
+    assert {"sec:the setting", "def:a copy", "sec:result"} <= labels
+    assert "\\label{eq:first step}" in text
+    code, report, err = run("check", str(out))
+    assert "MECH030" not in report and "MECH814" not in report, report
+    template = (out.parent / "paper.template.tex").read_text("utf-8")
+    assert template.index("RequirePackage{amsthm}") < template.index("\\newtheorem{definition}")
+
+
+@pytest.mark.skipif(not HAS_TEX, reason="TeX Live (pdflatex, latexmk, pdftotext) not installed")
+def test_labels_with_spaces_and_the_papers_theorems_compile(
+        imported: tuple[Path, dict]) -> None:
+    out, _nb = imported
+    code, text, err = run("export", str(out), "--pdf")  # approved by the import
+    pdf = out.parent / "build" / "paper" / "paper.pdf"
+    assert code == 0 and pdf.exists(), text + err
+    assert "MECH814" not in text + err
+    words = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                           check=True).stdout
+    assert "See Section 1, Eq. (1) and Definition 1." in " ".join(words.split())
+    assert "Definition 1." in words and "A head copies" in words
