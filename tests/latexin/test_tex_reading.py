@@ -81,7 +81,7 @@ def test_the_import_reads_urls_and_labels_as_tex_does(imported: tuple[Path, dict
     labels = {c["metadata"].get("mechnb", {}).get("label") for c in nb["cells"]}
     assert {"sec:the setting", "def:a copy", "sec:result"} <= labels
     assert "\\label{eq:first step}" in text
-    code, report, err = run("check", str(out))
+    _code, report, _err = run("check", str(out))
     assert "MECH030" not in report and "MECH814" not in report, report
     template = (out.parent / "paper.template.tex").read_text("utf-8")
     assert template.index("RequirePackage{amsthm}") < template.index("\\newtheorem{definition}")
