@@ -720,6 +720,7 @@ def read_latex(path: str | Path, *, keep_hidden: bool = True,
     try:
         with _deep_enough(depth):
             marked, marks = _marked(text, body_pos, body_end)
+            marked = _blank_definitions(marked, decl.spans, body_pos, body_end)
             walker = LatexWalker(marked, latex_context=_context_db(envs),
                                  tolerant_parsing=True)
             try:
@@ -805,6 +806,27 @@ def nesting_depth(text: str, start: int = 0, end: int | None = None) -> tuple[in
         elif token in ("}", "\\end") and depth:
             depth -= 1
     return deepest, at
+
+
+def _blank_definitions(text: str, spans: list[tuple[int, int]], start: int, end: int) -> str:
+    """``text`` with the definitions the body makes that open or close an environment
+    (``\\newenvironment{block}{\\begin{minipage}…}{\\end{minipage}}``) blanked for pylatexenc
+    (same length): read as text, their lone ``\\begin`` would swallow the rest of the paper.
+    The template carries them; the cells never held them."""
+    cuts = [(a, b) for a, b in spans if start <= a < b <= end
+            and re.search(r"\\(?:begin|end)(?![A-Za-z@])", text[a:b])]
+    if not cuts:
+        return text
+    parts: list[str] = []
+    cursor = 0
+    for a, b in sorted(cuts):
+        if a < cursor:
+            continue
+        blank = re.sub(r"[^\n]", " ", text[a:b])
+        parts += [text[cursor:a], blank]
+        cursor = b
+    parts.append(text[cursor:])
+    return "".join(parts)
 
 
 RUN = 2048

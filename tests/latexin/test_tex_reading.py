@@ -1,6 +1,7 @@
 """Issue 35: an imported paper is read as TeX reads it — a ``%`` in a ``\\url``/``\\href``
 target is part of the address, labels may hold spaces, and a paper's theorems declared with
-LaTeX's own ``\\newtheorem`` survive mechnb's amsthm. Hand-written papers (not copied)."""
+LaTeX's own ``\\newtheorem`` survive mechnb's amsthm, and an environment the body defines around
+``\\begin{minipage}`` does not swallow the rest. Hand-written papers (not copied)."""
 
 from __future__ import annotations
 
@@ -33,8 +34,11 @@ x_{t+1} = x_t + \eta g_t
 \begin{definition}\label{def:a copy}
 A head copies when its output repeats an earlier token.
 \end{definition}
+\newenvironment{resultblock}{\par\noindent\begin{minipage}{\linewidth}}{\end{minipage}\par}
 \section{Result}\label{sec:result}
+\begin{resultblock}
 The copying head forms first.
+\end{resultblock}
 \end{document}
 """
 
@@ -77,7 +81,9 @@ def test_the_import_reads_urls_and_labels_as_tex_does(imported: tuple[Path, dict
     text = "\n".join(c["source"] for c in nb["cells"])
     assert "[online](http://notes.example.org/%D0%A3%D1%80_(2023))" in text
     assert "a comment the co-authors left" not in text
-    assert "The copying head forms first." in text  # read on past the url, not one raw cell
+    # read on past the url and past the body's \newenvironment, whose lone \begin{minipage}
+    # swallowed the rest of the paper
+    assert "The copying head forms first." in text
     labels = {c["metadata"].get("mechnb", {}).get("label") for c in nb["cells"]}
     assert {"sec:the setting", "def:a copy", "sec:result"} <= labels
     assert "\\label{eq:first step}" in text
@@ -99,3 +105,4 @@ def test_labels_with_spaces_and_the_papers_theorems_compile(
                            check=True).stdout
     assert "See Section 1, Eq. (1) and Definition 1." in " ".join(words.split())
     assert "Definition 1." in words and "A head copies" in words
+    assert "The copying head forms first." in words
