@@ -106,3 +106,26 @@ def test_labels_with_spaces_and_the_papers_theorems_compile(
     assert "See Section 1, Eq. (1) and Definition 1." in " ".join(words.split())
     assert "Definition 1." in words and "A head copies" in words
     assert "The copying head forms first." in words
+
+
+@pytest.mark.skipif(not HAS_TEX, reason="TeX Live (pdflatex, latexmk, pdftotext) not installed")
+def test_a_definition_numbered_with_the_theorems_compiles(tmp_path: Path) -> None:
+    # the paper's definition shares the theorem counter, so there is no counter `definition`
+    # for mechnb's own environments (assumption, claim…) to share
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "main.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{amsmath,amsthm}\n"
+        "\\newtheorem{theorem}{Theorem}\n\\newtheorem{definition}[theorem]{Definition}\n"
+        "\\begin{document}\n\\section{Setting}\n\\begin{definition}\\label{def:head}\n"
+        "A head copies.\n\\end{definition}\n\\begin{theorem}\\label{thm:order}\n"
+        "Heads form in order.\n\\end{theorem}\n\\end{document}\n", "utf-8")
+    out = tmp_path / "nb" / "paper.ipynb"
+    code, text, err = run("import", str(src / "main.tex"), "-o", str(out), "--yes")
+    assert code == 0, text + err
+    code, text, err = run("export", str(out), "--pdf")
+    pdf = out.parent / "build" / "paper" / "paper.pdf"
+    assert code == 0 and pdf.exists(), text + err
+    words = " ".join(subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True,
+                                    text=True, check=True).stdout.split())
+    assert "Definition 1. A head copies." in words and "Theorem 2. Heads form in order." in words
