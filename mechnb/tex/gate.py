@@ -402,6 +402,10 @@ def _file_command(text: str, pos: int, name: str, files: Mapping[str, bytes]
     else:
         found = _file_named(arg, files, ("", ".tex"))
         missing = [arg] if found is None or not _is_tex_file(found) else []
+    if missing and name == "includegraphics" and missing[0].strip().lower().endswith(".eps"):
+        return m.end(), (f"includes the EPS figure {missing[0][:60]!r}, which pdfLaTeX reads only "
+                         "through a conversion that needs shell escape (never enabled); convert "
+                         "it once next to the paper (epstopdf, Ghostscript) and include the PDF")
     if missing:
         return m.end(), (f"makes TeX read {missing[0][:60]!r}, which is not one of the paper's "
                          "judged files")

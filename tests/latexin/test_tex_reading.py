@@ -129,3 +129,18 @@ def test_a_definition_numbered_with_the_theorems_compiles(tmp_path: Path) -> Non
     words = " ".join(subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True,
                                     text=True, check=True).stdout.split())
     assert "Definition 1. A head copies." in words and "Theorem 2. Heads form in order." in words
+
+
+def test_an_eps_figure_is_named_with_the_way_out(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "fig.eps").write_text("%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 10 10\n", "utf-8")
+    (src / "main.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{graphicx}\n\\begin{document}\nText.\n"
+        "\\begin{figure}\n\\includegraphics{fig.eps}\n\\caption{A figure.}\\label{fig:a}\n"
+        "\\end{figure}\n\\end{document}\n", "utf-8")
+    code, text, err = run("import", str(src / "main.tex"), "-o", str(tmp_path / "nb" / "p.ipynb"),
+                          "--yes")
+    assert code == 0, text + err
+    line = next(x for x in text.splitlines() if "fig.eps" in x)
+    assert "main.tex:6:" in line and "EPS figure" in line and "epstopdf" in line, line
