@@ -193,3 +193,40 @@ def test_a_leak_in_a_shipped_style_is_reported_at_its_line_and_never_compiles(
     assert not (out.parent / "build" / "paper" / "paper.pdf").exists()
     meta = json.loads(out.read_text("utf-8"))["metadata"]["mechnb"]
     assert meta["style"]["package"] == "neurips_2099"
+
+
+# A name built at run time from a macro's argument is beyond the gate (documented): the second
+# wall stops what it could reach. Without a sandbox (the weaker case), kpathsea's paranoid
+# settings refuse an absolute path to \input, \openin and pdfTeX's image primitive alike.
+RUN_TIME_NAMES = {
+    "input": "\\venue@call{input}{SECRET}",
+    "openin": "\\venue@call{openin}15=SECRET \\venue@call{read}15 to\\venue@line "
+              "\\venue@line",
+    "pdfximage": "\\venue@call{pdfximage}{SECRET}\\venue@call{pdfrefximage}"
+                 "\\venue@call{pdflastximage}",
+}
+
+
+@pytest.mark.skipif(not shutil.which("latexmk"), reason="TeX Live (latexmk) not installed")
+@pytest.mark.parametrize("name", sorted(RUN_TIME_NAMES))
+def test_a_name_built_at_run_time_in_an_approved_style_reads_no_secret(
+        name: str, venue_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = tmp_path / ("secret.pdf" if name == "pdfximage" else "secret.tex")
+    secret.write_text("TOKEN-OUTSIDE-THE-PAPER\n", "utf-8")  # typeset if ever read
+    style = venue_copy / "neurips_2099.sty"
+    style.write_text(style.read_text("utf-8") + "\\def\\venue@call#1{\\csname #1\\endcsname}\n"
+                     "\\AtBeginDocument{" + RUN_TIME_NAMES[name].replace("SECRET", str(secret))
+                     + "}\n", "utf-8")
+    out = tmp_path / "nb" / "paper.ipynb"
+    code, text, err = run("import", str(venue_copy / "main.tex"), "-o", str(out), "--yes")
+    assert code == 0 and "MECH022" not in text, text + err  # the gate cannot see the name
+    monkeypatch.setenv("MECHNB_SANDBOX", "off")
+    code, text, err = run("export", str(out), "--pdf")
+    build = out.parent / "build" / "paper"
+    assert code != 0, text + err  # TeX stops: the file is not there for it
+    for path in build.rglob("*"):
+        if path.is_file():
+            assert b"TOKEN-OUTSIDE-THE-PAPER" not in path.read_bytes(), path
+    if name == "pdfximage":  # refused by name, before pdfTeX looks at what the file holds
+        log = (build / "paper.log").read_text("utf-8", "replace")
+        assert "cannot find image file" in log, log[-2000:]
