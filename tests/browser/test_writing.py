@@ -146,9 +146,11 @@ def _outline_lists_sections_and_statements_and_follows_edits(page: Any, nb: Note
                            " return w.content && w.content.activeCellIndex === 2; }")
 
 
-def test_markdown_editors_spellcheck_prose_but_not_math_or_code(page: Any,
-                                                                lab_server: Server) -> None:
-    nb = _open(page, lab_server, "spell.ipynb")
+@pytest.mark.parametrize("kind", ["lab", "notebook"])
+def test_markdown_editors_spellcheck_prose_but_not_math_or_code(
+        page: Any, request: pytest.FixtureRequest, kind: str) -> None:
+    server: Server = request.getfixturevalue(f"{kind}_server")
+    nb = _open(page, server, f"spell-{kind}.ipynb")
     _type_at_end(page, nb, 2, " See `code` too.")
     content = nb.cell(2).locator(".cm-content")
     assert content.get_attribute("spellcheck") == "true"
