@@ -460,27 +460,39 @@ class Document:
     def section_pointer(self, cell: Cell) -> list[Cell]:
         """A sentence earlier in ``cell``'s section that sends every proof of the section to a
         place that exists ("Proofs for this section are in Appendix~\\ref{app:b}")."""
-        level = 7
-        for c in reversed(self.cells[:cell.index]):
+        found = self._section_pointers[cell.index]
+        return [] if found is None else [found]
+
+    @cached_property
+    def _section_pointers(self) -> list[Cell | None]:
+        """For each cell, the nearest earlier pointer cell since the last level-1 heading (one
+        pass over the notebook: asked cell by cell, the walk back was quadratic)."""
+        out: list[Cell | None] = []
+        last: Cell | None = None
+        for c in self.cells:
+            out.append(last)
             if not c.is_markdown:
                 continue
             heading = _HEADING_LEVEL.search(c.source.lstrip())
             if heading is not None:
-                if len(heading.group(1)) < level:
-                    level = len(heading.group(1))
-                    if level == 1:
-                        break
+                if len(heading.group(1)) == 1:
+                    last = None  # a new top-level section: earlier pointers do not reach
                 continue
             if c.role in STATEMENT_BOUNDARY or c.role in ("proof", "note"):
                 continue
-            for m in _PLURAL_PROOFS.finditer(c.source):
-                sentence = _sentence_at(c.source, m.start())
-                targets = [n.strip() for r in _REF.finditer(sentence)
-                           for n in r.group(2).split(",")]
-                if (targets and all(t in self.labels for t in targets)) or (
-                        not targets and _POINTER_TARGET.search(sentence)):
-                    return [c]
-        return []
+            if self._points_to_proofs(c):
+                last = c
+        return out
+
+    def _points_to_proofs(self, c: Cell) -> bool:
+        for m in _PLURAL_PROOFS.finditer(c.source):
+            sentence = _sentence_at(c.source, m.start())
+            targets = [n.strip() for r in _REF.finditer(sentence)
+                       for n in r.group(2).split(",")]
+            if (targets and all(t in self.labels for t in targets)) or (
+                    not targets and _POINTER_TARGET.search(sentence)):
+                return True
+        return False
 
     def interpretation_of(self, cell: Cell) -> Cell | None:
         """The ``interpretation`` cell that follows ``cell`` within its block, if any."""

@@ -1,4 +1,6 @@
-"""``check`` predicts the PDF: a clean check means no ``??`` after ``export --pdf`` (real TeX)."""
+"""``check`` predicts the PDF: a clean check means no ``??`` after ``export --pdf`` (real TeX),
+and no visible placeholder (``[exp:ablate]``: the export prints a reference to a label that is a
+template slot or to an experiment not run yet that way instead of ``??``)."""
 
 from __future__ import annotations
 
@@ -10,11 +12,13 @@ import pytest
 
 from mechnb.checker import check
 from mechnb.findings import Severity
+from mechnb.notebook import read_paper
 
 pytestmark = pytest.mark.tex
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "checker" / "predicts_pdf"
 _UNDEFINED = re.compile(r"Reference `([^']+)' on page \d+ undefined")
+_PLACEHOLDER = re.compile(r"\[\\texttt\{([^{}]+)\}\]")
 
 
 def _undefined_in_pdf(path: Path, out: Path) -> set[str]:
@@ -23,7 +27,9 @@ def _undefined_in_pdf(path: Path, out: Path) -> set[str]:
     result = export(path, out, pdf=True)
     assert result.pdf_path is not None, [f.format(path.name) for f in result.findings]
     assert result.log_path is not None
-    return set(_UNDEFINED.findall(result.log_path.read_text("utf-8", errors="replace")))
+    undefined = set(_UNDEFINED.findall(result.log_path.read_text("utf-8", errors="replace")))
+    placeholders = set(_PLACEHOLDER.findall(result.tex_path.read_text("utf-8")))
+    return undefined | placeholders
 
 
 @pytest.mark.parametrize("name", ["unplaced", "placed", "commented"])
@@ -34,8 +40,12 @@ def test_every_reference_the_pdf_cannot_resolve_is_an_error_of_check(tmp_path: P
     path = FIXTURES / f"{name}.ipynb"
     errors = [f for f in check(path) if f.severity == Severity.ERROR]
     reported = {label for f in errors if f.code in ("MECH015", "MECH045") for label in f.labels}
+    # an experiment not run (MECH007, at its cell): its own label prints as a placeholder
+    paper = read_paper(path)
+    reported |= {paper.cells[f.cell].label for f in errors
+                 if f.code == "MECH007" and f.cell is not None and paper.cells[f.cell].label}
     undefined = _undefined_in_pdf(path, tmp_path / "out")
-    # check clean => no ?? ; and each ?? is named by an error finding, nothing more
+    # check clean => no ?? and no placeholder; each is named by an error finding, nothing more
     assert undefined == reported
     if name == "unplaced":
         assert undefined == {"fig:scores", "exp:ablate", "abs:main", "fig:svg", "tab:acc"}
