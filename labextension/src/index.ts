@@ -38,6 +38,7 @@ import { markCells, placeCursor } from './markers';
 import { saveOnce } from './save';
 import { MovesPanel } from './moves';
 import { PhrasesPanel } from './phrases';
+import { editCellProperties } from './properties';
 import { paperPlugin } from './paper';
 import { ArgumentMapPanel } from './argmap';
 import { IPreviewResult, ISource, placeOf, PreviewPanel } from './preview';
@@ -372,6 +373,26 @@ const plugin: JupyterFrontEndPlugin<void> = {
             writeRole(cell.model, role, cell === active ? label : undefined);
           }
         }
+      }
+    });
+
+    app.commands.addCommand(CommandIDs.cellProperties, {
+      label: 'Cell Properties (mechnb)…',
+      caption: 'Role, label, title, caption, validates and kind of the active cell',
+      isEnabled: hasNotebook,
+      execute: async () => {
+        const panel = current();
+        if (!panel) {
+          return false;
+        }
+        let all: IRoleInfo[];
+        try {
+          all = await roles();
+        } catch (error) {
+          Notification.error(`mechnb: could not load the roles from the server: ${error}`);
+          return false;
+        }
+        return editCellProperties(panel, all);
       }
     });
 
@@ -751,6 +772,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
 
     for (const command of [
       CommandIDs.setRole,
+      CommandIDs.cellProperties,
       CommandIDs.clearRole,
       CommandIDs.checkArgument,
       CommandIDs.exportPaper,
@@ -765,6 +787,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       palette?.addItem({ command, category: CATEGORY });
     }
     app.contextMenu.addItem({ command: CommandIDs.setRole, selector: '.jp-Notebook .jp-Cell', rank: 20 });
+    app.contextMenu.addItem({ command: CommandIDs.cellProperties, selector: '.jp-Notebook .jp-Cell', rank: 20.5 });
     app.contextMenu.addItem({ command: CommandIDs.clearRole, selector: '.jp-Notebook .jp-Cell', rank: 21 });
     if (mainMenu) {
       relabelExportItem(mainMenu);

@@ -1,0 +1,130 @@
+"""The writing desk, day two (issue 37), in a real JupyterLab and Notebook 7: the cell Properties
+dialog, the paper's preamble, MathJax labels and references in the notebook, and collaboration as
+a choice.
+
+With ``MECHNB_SCREENSHOTS=1`` the tests also rewrite the screenshots of ``docs/guide/desk.md``
+(``docs/desk-*.png``)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import Server
+from .notebook_page import NotebookPage, panel_js  # noqa: F401  (used below)
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = ROOT / "tests" / "fixtures" / "preview" / "preview_paper.ipynb"
+HAS_TEX = bool(shutil.which("pdflatex") and shutil.which("synctex"))
+# a 1x1 PNG: an experiment cell's figure
+PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"
+       "AAAABJRU5ErkJggg==")
+
+
+def _shot(target: Any, name: str) -> None:
+    """Rewrite docs/desk-<name>.png from what the test shows (only with MECHNB_SCREENSHOTS=1)."""
+    if os.environ.get("MECHNB_SCREENSHOTS") == "1":
+        target.screenshot(path=str(ROOT / "docs" / f"desk-{name}.png"))
+
+
+def _open(page: Any, server: Server, name: str) -> NotebookPage:
+    shutil.copy(FIXTURE, server.root / name)
+    return NotebookPage(page, server, name).open()
+
+
+def _pdf_text(server: Server, name: str) -> str:
+    url = f"{server.url}mechnb/preview?path={name}&token={server.token}"
+    with urllib.request.urlopen(url, timeout=30) as response:
+        pdf = response.read()
+    out = subprocess.run(["pdftotext", "-", "-"], input=pdf, capture_output=True, check=True)
+    return " ".join(out.stdout.decode("utf-8").split())
+
+
+def _mech(nb: NotebookPage, index: int) -> Any:
+    return nb.eval("const c = panel.content.model.cells.get(arg);"
+                   "return [c.getMetadata('mechnb') ?? null, c.getMetadata('tags') ?? null];",
+                   index)
+
+
+_PROPERTIES = "() => { window.jupyterapp.commands.execute('mechnb:cell-properties'); }"
+
+
+@pytest.mark.skipif(not HAS_TEX, reason="TeX Live is not installed")
+def test_cell_properties_dialog_edits_caption_label_validates(page: Any,
+                                                             lab_server: Server) -> None:
+    nb = _open(page, lab_server, "properties.ipynb")
+    nb.eval("panel.content.model.sharedModel.insertCell(6, {cell_type: 'code', metadata: {},"
+            " source: 'plot_formation_times()', execution_count: 1, outputs: [{output_type:"
+            " 'display_data', metadata: {}, data: {'image/png': arg, 'text/plain': 'fig'}}]});"
+            "return 1;", PNG)
+    nb.select(6)
+    page.evaluate(_PROPERTIES)  # not awaited: the command resolves when the dialog closes
+    dialog = page.locator(".jp-Dialog")
+    dialog.locator("select[name=role]").wait_for()
+    assert dialog.locator(".jp-Dialog-header").inner_text().strip() == "Cell 7 properties"
+    apply = dialog.get_by_role("button", name="Apply")
+    dialog.locator("select[name=role]").select_option("experiment")
+    label = dialog.locator("input[name=label]")
+    row = dialog.locator(".mechnb-form-row", has=page.locator("input[name=label]"))
+    hint = row.locator("small")
+    # validated as it is typed: a label another cell has, then a space
+    label.fill("thm:main")
+    assert hint.inner_text() == "Cell 4 already has the label “thm:main”."
+    assert apply.is_disabled()
+    label.fill("fig:formation time")
+    assert "cannot hold a space" in hint.inner_text() and apply.is_disabled()
+    label.fill("fig:formation")
+    assert not apply.is_disabled()
+    assert "mechnb-form-error" not in (hint.get_attribute("class") or "")
+    dialog.locator("textarea[name=caption]").fill(
+        "Formation time against the margin $\\gamma$, validating Theorem~\\ref{thm:main}.")
+    dialog.locator(".mechnb-validates-item", has_text="thm:main (cell 4)").locator(
+        "input").check()
+    dialog.locator("input[name=kind]").fill("controlled")
+    _shot(dialog.locator(".jp-Dialog-content"), "properties")
+    apply.click()
+    mech, tags = _mech(nb, 6)
+    assert mech == {"role": "experiment", "label": "fig:formation", "kind": "controlled",
+                    "validates": ["thm:main"], "caption": "Formation time against the margin "
+                    "$\\gamma$, validating Theorem~\\ref{thm:main}."}
+    assert tags == ["mech:experiment"]
+
+    # a second edit, undone from the notification: back to the first one exactly
+    nb.select(6)
+    page.evaluate(_PROPERTIES)
+    dialog.locator("input[name=title]").fill("A title I did not want")
+    dialog.get_by_role("button", name="Apply").click()
+    assert _mech(nb, 6)[0]["title"] == "A title I did not want"
+    page.get_by_role("alert").get_by_role("button", name="Undo").click()
+    assert _mech(nb, 6) == [mech, tags]
+
+    # the PDF shows it: the figure with its caption, the reference resolved
+    saved = nb.save()
+    assert saved["cells"][6]["metadata"]["mechnb"] == mech
+    assert nb.command("mechnb:preview")["status"] == "ok"
+    text = _pdf_text(lab_server, "properties.ipynb")
+    assert "Figure 1: Formation time against the margin γ, validating Theorem 1." in text
+
+
+def test_cell_properties_in_notebook7(page: Any, notebook_server: Server) -> None:
+    nb = _open(page, notebook_server, "properties-nb7.ipynb")
+    nb.select(3)
+    page.evaluate(_PROPERTIES)
+    dialog = page.locator(".jp-Dialog")
+    # the dialog shows what the cell has
+    assert dialog.locator("select[name=role]").input_value() == "theorem"
+    assert dialog.locator("input[name=label]").input_value() == "thm:main"
+    assert dialog.locator("input[name=title]").input_value() == "Formation time"
+    dialog.locator("input[name=label]").fill("thm:formation")
+    dialog.locator("input[name=title]").fill("Formation bound")
+    dialog.get_by_role("button", name="Apply").click()
+    saved = nb.save()["cells"][3]["metadata"]
+    assert saved["mechnb"] == {"role": "theorem", "label": "thm:formation",
+                               "title": "Formation bound"}
+    assert saved["tags"] == ["mech:theorem"]
