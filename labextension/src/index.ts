@@ -39,6 +39,7 @@ import { saveOnce } from './save';
 import { MovesPanel } from './moves';
 import { PhrasesPanel } from './phrases';
 import { editCellProperties } from './properties';
+import { mathjaxPlugin } from './mathjax';
 import { paperPlugin } from './paper';
 import { ArgumentMapPanel } from './argmap';
 import { IPreviewResult, ISource, placeOf, PreviewPanel } from './preview';
@@ -796,4 +797,4 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default [plugin, paperPlugin];
+export default [plugin, paperPlugin, mathjaxPlugin];

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from .conftest import Server
-from .notebook_page import NotebookPage, panel_js  # noqa: F401  (used below)
+from .notebook_page import NotebookPage, panel_js
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "preview" / "preview_paper.ipynb"
@@ -128,3 +128,46 @@ def test_cell_properties_in_notebook7(page: Any, notebook_server: Server) -> Non
     assert saved["mechnb"] == {"role": "theorem", "label": "thm:formation",
                                "title": "Formation bound"}
     assert saved["tags"] == ["mech:theorem"]
+
+
+_EQUATION = ("The product rule, which the proof uses twice:\n"
+             "\\begin{equation}\\label{eq:product}\n(fg)' = f'g + fg'\n\\end{equation}")
+_REFS = ("By \\eqref{eq:product} and \\cref{thm:main}, the bound follows; "
+         "\\cref{eq:nowhere} names no label.")
+
+
+@pytest.mark.parametrize("server_name", ["lab_server", "notebook_server"])
+def test_labelled_equation_edited_three_times_renders_without_error(
+        page: Any, request: pytest.FixtureRequest, server_name: str) -> None:
+    """MathJax keeps every \\label it has seen: re-rendering a cell whose equation has a label
+    turned it red ("Label 'eq:product' multiply defined") until the page was reloaded."""
+    nb = _open(page, request.getfixturevalue(server_name), f"mathjax-{server_name}.ipynb")
+    nb.eval("const s = panel.content.model.sharedModel;"
+            "s.insertCell(6, {cell_type: 'markdown', metadata: {}, source: arg[0]});"
+            "s.insertCell(7, {cell_type: 'markdown', metadata: {}, source: arg[1]});"
+            "return 1;", [_EQUATION, _REFS])
+    for index in (6, 7):
+        nb.select(index)
+        page.keyboard.press("Shift+Enter")
+    equation, refs = nb.cell(6), nb.cell(7)
+    equation.locator("mjx-container").first.wait_for()
+    for n in range(3):  # edited and rendered again, as a person does
+        nb.select(6)
+        page.keyboard.press("Enter")
+        page.locator(".jp-Cell.jp-mod-active .cm-content").wait_for()
+        page.keyboard.press("Control+End")
+        page.keyboard.type(f" Edit {n + 1}.")
+        page.keyboard.press("Shift+Enter")
+        equation.locator(".jp-RenderedMarkdown", has_text=f"Edit {n + 1}.").wait_for()
+        equation.locator("mjx-container").first.wait_for()
+        assert equation.locator("mjx-merror").count() == 0, equation.inner_text()
+        assert "multiply defined" not in equation.inner_text()
+    # \eqref and \cref read as references to the notebook's cells, not "(???)" or raw TeX
+    text = refs.locator(".jp-RenderedMarkdown").inner_text()
+    assert "(eq:product)" in text and "Theorem thm:main" in text
+    assert "???" not in text and "\\cref" not in text and "\\eqref" not in text
+    missing = refs.locator(".mechnb-ref-missing")
+    assert missing.inner_text() == "?? eq:nowhere"
+    _shot(page.locator(f"[id='{nb.panel_id}']"), f"mathjax-{server_name.split('_')[0]}")
+    refs.locator(".mechnb-ref", has_text="Theorem thm:main").click()
+    page.wait_for_function(panel_js("return panel.content.activeCellIndex === 3;"))
