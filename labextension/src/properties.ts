@@ -219,9 +219,25 @@ export class PropertiesForm extends Widget {
 
   protected onAfterAttach(msg: Message): void {
     super.onAfterAttach(msg);
+    // before the dialog's own (capturing) Enter handler: Enter on a bad label keeps the dialog
+    // open with what was typed, instead of closing it and dropping the edit
+    window.addEventListener('keydown', this._guard, true);
     this._validate();
     this._role.focus();
   }
+
+  protected onBeforeDetach(msg: Message): void {
+    window.removeEventListener('keydown', this._guard, true);
+    super.onBeforeDetach(msg);
+  }
+
+  private _guard = (event: KeyboardEvent): void => {
+    if (event.key === 'Enter' && this.node.contains(event.target as Node) &&
+        !(event.target instanceof HTMLTextAreaElement) && !this._validate()) {
+      event.preventDefault();
+      event.stopPropagation();
+    }
+  };
 
   /** Check the form; show the problem at its field and allow Apply only when there is none. */
   private _validate(): boolean {

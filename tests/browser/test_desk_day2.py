@@ -171,3 +171,63 @@ def test_labelled_equation_edited_three_times_renders_without_error(
     _shot(page.locator(f"[id='{nb.panel_id}']"), f"mathjax-{server_name.split('_')[0]}")
     refs.locator(".mechnb-ref", has_text="Theorem thm:main").click()
     page.wait_for_function(panel_js("return panel.content.activeCellIndex === 3;"))
+
+
+_TIKZ = "\\usepackage{tikz}\n\\usetikzlibrary{arrows.meta}"
+_FIGURE = ("\\begin{figure}[h]\\centering\n\\begin{tikzpicture}\n"
+           "\\draw[-{Stealth}] (0,0) -- (2,1) node[right] {head forms};\n"
+           "\\end{tikzpicture}\n\\caption{A TikZ arrow drawn in the paper.}\n\\end{figure}")
+_SETTINGS = "() => { window.jupyterapp.commands.execute('mechnb:paper-settings'); }"
+
+
+@pytest.mark.skipif(not HAS_TEX, reason="TeX Live is not installed")
+def test_preamble_with_tikz_is_reviewed_approved_and_used_in_a_figure(
+        page: Any, lab_server: Server) -> None:
+    nb = _open(page, lab_server, "preamble.ipynb")
+    page.evaluate(_SETTINGS)
+    dialog = page.locator(".jp-Dialog")
+    dialog.locator("textarea[name=preamble]").fill(_TIKZ)
+    dialog.get_by_role("button", name="Apply").click()
+    nb.eval("panel.content.model.sharedModel.insertCell(6, {cell_type: 'raw', "
+            "metadata: {format: 'text/latex'}, source: arg}); return 1;", _FIGURE)
+    assert nb.save()["metadata"]["mechnb"]["preamble"] == _TIKZ
+    assert nb.command("mechnb:preview")["status"] == "blocked"
+    view = page.locator(".jp-mechnb-preview")
+    view.get_by_role("button", name="Review and approve (2 items)").click()
+    items = dialog.locator(".jp-mechnb-trust-item")
+    assert items.nth(0).inner_text().startswith("notebook metadata.mechnb.preamble: the "
+                                                 "paper's preamble")
+    assert items.nth(1).inner_text().startswith("cell 7: a raw LaTeX cell")
+    assert dialog.locator("pre").nth(0).inner_text().strip() == _TIKZ
+    _shot(dialog.locator(".jp-Dialog-content"), "preamble-review")
+    dialog.get_by_role("button", name="Approve and build").click()
+    page.wait_for_function("() => document.querySelector('.jp-mechnb-preview')"
+                           ".dataset.state === 'ok'", timeout=60_000)
+    text = _pdf_text(lab_server, "preamble.ipynb")
+    assert "A TikZ arrow drawn in the paper." in text and "head forms" in text
+
+    # Paper Settings shows the preamble's trust status
+    page.evaluate(_SETTINGS)
+    status = dialog.locator(".mechnb-preamble-status")
+    page.wait_for_function("() => document.querySelector('.mechnb-preamble-status')"
+                           ".dataset.state === 'approved'")
+    assert status.inner_text().startswith("Preamble (as saved): approved")
+    _shot(dialog.locator(".jp-Dialog-content"), "preamble-settings")
+    # refused content in the preamble: said refused and why, never offered for approval
+    dialog.locator("textarea[name=preamble]").fill(_TIKZ + "\n\\immediate\\write18{ls}")
+    assert status.get_attribute("data-state") == "changed"
+    dialog.get_by_role("button", name="Apply").click()
+    nb.save()
+    page.wait_for_function("() => document.querySelector('.jp-mechnb-preview')"
+                           ".dataset.state === 'blocked'", timeout=60_000)
+    refused = view.locator(".jp-mechnb-preview-refused")
+    refused.wait_for()
+    assert refused.inner_text().startswith("Refused: notebook metadata.mechnb.preamble: writes "
+                                           "files or runs shell commands")
+    assert view.get_by_role("button", name="Review and approve").count() == 0
+    page.evaluate(_SETTINGS)
+    page.wait_for_function("() => document.querySelector('.mechnb-preamble-status')"
+                           ".dataset.state === 'refused'")
+    assert "cannot be approved" in status.inner_text()
+    assert dialog.locator(".mechnb-preamble-review").count() == 0
+    dialog.get_by_role("button", name="Cancel").click()
