@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -231,3 +232,57 @@ def test_preamble_with_tikz_is_reviewed_approved_and_used_in_a_figure(
     assert "cannot be approved" in status.inner_text()
     assert dialog.locator(".mechnb-preamble-review").count() == 0
     dialog.get_by_role("button", name="Cancel").click()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+@pytest.mark.parametrize("rtc", ["", "1"])
+def test_make_lab_starts_without_collaboration_unless_asked(
+        page: Any, tmp_path: Path, rtc: str) -> None:
+    """``make lab`` itself (its recipe, with ``install`` taken as done): collaboration is off
+    unless ``RTC=1`` — no collaboration endpoint in the server, and a notebook opened in the
+    page is not a shared document; with ``RTC=1`` both are on (so the test can tell)."""
+    from .conftest import BIN, _free_port, _isolated_env, has_collaboration
+
+    if rtc and not has_collaboration():
+        pytest.skip("jupyter-collaboration is not installed")
+    env = _isolated_env(tmp_path, disable_extension=False, rtc=True)  # make lab decides
+    root = tmp_path / "root"
+    root.mkdir()
+    shutil.copy(FIXTURE, root / "lab.ipynb")
+    port, token = _free_port(), "mechnb-test-" + os.urandom(6).hex()
+    args = (f"--no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port={port} "
+            f"--ServerApp.port_retries=0 --IdentityProvider.token={token} "
+            "--LabApp.expose_app_in_browser=True --allow-root")
+    log = tmp_path / "make-lab.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            ["make", "--no-print-directory", "-o", "install", "lab", f"VENV={BIN.parent}",
+             f"RTC={rtc}", f"LAB_DIR={root}", f"LAB_ARGS={args}"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        server = None
+        for _ in range(600):
+            assert proc.poll() is None, log.read_text()
+            try:
+                with urllib.request.urlopen(f"{url}api/status?token={token}", timeout=2):
+                    server = Server("lab", url, token, root, log, proc)
+                    break
+            except OSError:
+                page.wait_for_timeout(100)
+        assert server is not None, log.read_text()
+        said = "JupyterLab without real-time collaboration" in log.read_text()
+        assert said == (rtc != "1")
+        try:
+            with urllib.request.urlopen(f"{url}api/collaboration/session/lab.ipynb"
+                                        f"?token={token}", timeout=10) as response:
+                endpoint = response.status
+        except urllib.error.HTTPError as exc:
+            endpoint = exc.code
+        # PUT is the session request; a GET answers 405 where the handler exists, 404 where not
+        assert (endpoint != 404) == (rtc == "1"), endpoint
+        nb = NotebookPage(page, server, "lab.ipynb").open()
+        assert nb.eval("return panel.context.model.collaborative;") == (rtc == "1")
+    finally:
+        os.killpg(proc.pid, 15)
+        proc.wait(timeout=30)
