@@ -252,7 +252,9 @@ def test_make_lab_starts_without_collaboration_unless_asked(
     port, token = _free_port(), "mechnb-test-" + os.urandom(6).hex()
     args = (f"--no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port={port} "
             f"--ServerApp.port_retries=0 --IdentityProvider.token={token} "
-            "--LabApp.expose_app_in_browser=True --allow-root")
+            "--LabApp.expose_app_in_browser=True --allow-root "
+            # the collaboration server keeps its store in the working directory (the repository)
+            f"--SQLiteYStore.db_path={tmp_path / 'ystore.db'}")
     log = tmp_path / "make-lab.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
