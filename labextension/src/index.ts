@@ -35,7 +35,7 @@ import {
 } from './cells';
 import { CommandIDs } from './commands';
 import { markCells, placeCursor } from './markers';
-import { saveOnce } from './save';
+import { fixCollaborativeSaves, saveOnce } from './save';
 import { MovesPanel } from './moves';
 import { PhrasesPanel } from './phrases';
 import { editCellProperties } from './properties';
@@ -276,6 +276,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
 
     tracker.widgetAdded.connect((_, panel) => {
+      fixCollaborativeSaves(panel.context);
       connectBridge(panel, handlers, VERSION);
       trackBadges(panel);
       // `%mech check` output rows carry data-mechnb-cell-id: a click selects that cell

@@ -165,7 +165,8 @@ export function rewriteReferences(
       if (m[1] !== undefined) {
         continue; // math: MathJax's
       }
-      parts.push(data.slice(last, m.index));
+      // Theorem~\ref{x}: the tie is a no-break space, as in the PDF
+      parts.push(data.slice(last, m.index).replace(/~$/, '\u00a0'));
       const labels = m[4].split(',').map(l => l.trim()).filter(Boolean);
       parts.push(referenceNode(m[3], labels, places, panel));
       last = m.index + m[0].length;

@@ -288,3 +288,64 @@ def test_make_lab_starts_without_collaboration_unless_asked(
     finally:
         os.killpg(proc.pid, 15)
         proc.wait(timeout=30)
+
+
+def _changed_dialog(page: Any) -> bool:
+    """Whether JupyterLab shows its "File Changed: overwrite or revert?" dialog (it comes, if it
+    does, within the save it answers; the save is awaited before this is asked)."""
+    return page.locator(".jp-Dialog", has_text="File Changed").count() > 0
+
+
+def test_with_collaboration_ctrl_s_asks_nothing_and_revert_reverts(
+        page: Any, lab_server_rtc: Server) -> None:
+    """With jupyter-collaboration the server autosaves the shared document; JupyterLab's own
+    Ctrl+S compared the file's hash with the one it last knew and, when the autosave had written
+    in between, asked "File Changed: overwrite or revert?". And Revert to Checkpoint restored
+    the file but not the shared document (the restored file keeps the checkpoint's older mtime,
+    so the server never saw it change), which the server then wrote back."""
+    nb = _open(page, lab_server_rtc, "rtc-save.ipynb")
+    original = nb.eval("return panel.content.model.cells.get(5).sharedModel.getSource();")
+    page.evaluate("() => { window.__mechnbSaves = 0; }")
+    nb.eval("panel.context.saveState.connect((_, s) => { if (s === 'completed')"
+            " window.__mechnbSaves++; }); return 1;")
+    for n, pause in enumerate((0, 400, 800, 1000, 1200, 1600)):  # across the autosave's beat
+        nb.select(5)
+        page.keyboard.press("Enter")
+        page.locator(".jp-Cell.jp-mod-active .cm-content").wait_for()
+        page.keyboard.press("Control+End")
+        page.keyboard.type(f" Edit {n}.")
+        page.keyboard.press("Escape")
+        page.wait_for_timeout(pause)
+        page.keyboard.press("Control+s")
+        page.wait_for_function(f"() => window.__mechnbSaves >= {n + 1}", timeout=30_000)
+        page.wait_for_function(panel_js("return !panel.context.model.dirty;"))
+        assert not _changed_dialog(page), f"File Changed after edit {n} (pause {pause} ms)"
+        assert f"Edit {n}." in (lab_server_rtc.root / "rtc-save.ipynb").read_text("utf-8")
+
+    # Revert to Checkpoint: JupyterLab made one with the last Ctrl+S (the server keeps one);
+    # an edit after it, written by the autosave, is undone in the page and on disk
+    saved = nb.eval("return panel.content.model.cells.get(5).sharedModel.getSource();")
+    assert saved == original + "".join(f" Edit {n}." for n in range(6))
+    nb.select(5)
+    page.keyboard.press("Enter")
+    page.keyboard.press("Control+End")
+    page.keyboard.type(" An edit to revert.")
+    page.keyboard.press("Escape")
+    path = lab_server_rtc.root / "rtc-save.ipynb"
+    for _ in range(300):  # the server's autosave writes it (a second after the change)
+        if "An edit to revert." in path.read_text("utf-8"):
+            break
+        page.wait_for_timeout(100)
+    assert "An edit to revert." in path.read_text("utf-8")
+    page.evaluate("() => { window.jupyterapp.commands.execute("
+                  "'docmanager:restore-checkpoint'); }")
+    page.locator(".jp-Dialog").get_by_role("button", name="Revert").click()
+    page.wait_for_function(panel_js(
+        "return !panel.content.model.cells.get(5).sharedModel.getSource()"
+        ".includes('An edit to revert.');"), timeout=30_000)
+    assert nb.eval("return panel.content.model.cells.get(5).sharedModel.getSource();") == saved
+    assert not _changed_dialog(page)
+    # the shared document is the reverted one: what the server writes is the checkpoint
+    page.wait_for_function(panel_js("return !panel.context.model.dirty;"), timeout=30_000)
+    assert "An edit to revert." not in path.read_text("utf-8")
+    assert saved.split()[-1] in path.read_text("utf-8")
