@@ -85,7 +85,7 @@ function saved(context: DocumentRegistry.Context): Promise<void> {
  * - Save (Ctrl+S, File › Save, the toolbar): JupyterLab checks the file's hash against the one
  *   it last knew before it saves; the server's autosave changes the file without telling the
  *   context, so the check fails and JupyterLab asks "File Changed: overwrite or revert?"
- *   (jupyterlab/jupyter-collaboration#312, fixed there for new notebooks only). Here a save of a
+ *   (the dialog of jupyterlab/jupyter-collaboration#312, here from the autosave race). Here a save of a
  *   shared notebook is `saveOnce`: it waits for the server's autosave (it asks for a save
  *   itself only when none comes) and reports `started`/`completed` as a save does, so whatever
  *   listens for saves (the preview) still hears them.
