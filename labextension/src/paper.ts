@@ -146,7 +146,7 @@ class SettingsForm extends Widget {
     preamble.value = typeof meta.preamble === 'string' ? meta.preamble : '';
     preamble.placeholder = '\\usepackage{tikz}\n\\usetikzlibrary{arrows.meta}\n\\newcommand{\\R}{\\mathbb{R}}';
     row(this.node, 'Preamble', preamble,
-      'packages and definitions for the whole paper; TeX reviews it before it compiles');
+      'packages and definitions for the whole paper; you review it before TeX compiles it');
     this._status = document.createElement('div');
     this._status.className = 'mechnb-preamble-status';
     this.node.append(this._status);

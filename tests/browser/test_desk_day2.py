@@ -213,6 +213,7 @@ def test_preamble_with_tikz_is_reviewed_approved_and_used_in_a_figure(
     page.wait_for_function("() => document.querySelector('.mechnb-preamble-status')"
                            ".dataset.state === 'approved'")
     assert status.inner_text().startswith("Preamble (as saved): approved")
+    status.scroll_into_view_if_needed()
     _shot(dialog.locator(".jp-Dialog-content"), "preamble-settings")
     # refused content in the preamble: said refused and why, never offered for approval
     dialog.locator("textarea[name=preamble]").fill(_TIKZ + "\n\\immediate\\write18{ls}")
