@@ -350,3 +350,47 @@ def test_with_collaboration_ctrl_s_asks_nothing_and_revert_reverts(
     page.wait_for_function(panel_js("return !panel.context.model.dirty;"), timeout=30_000)
     assert "An edit to revert." not in path.read_text("utf-8")
     assert saved.split()[-1] in path.read_text("utf-8")
+
+
+_BINDINGS = """() => window.jupyterapp.commands.keyBindings.map(
+  b => ({command: b.command, keys: b.keys.join(' '), selector: b.selector}))"""
+_SHORTCUTS = {"mechnb:check-argument": "Ctrl Alt C", "mechnb:preview": "Ctrl Alt P",
+              "mechnb:show-in-pdf": "Ctrl Alt J", "mechnb:export-paper": "Ctrl Alt E"}
+
+
+@pytest.mark.parametrize("server_name", ["lab_server", "notebook_server"])
+def test_shortcuts_run_the_desk_actions_and_clash_with_nothing(
+        page: Any, request: pytest.FixtureRequest, server_name: str) -> None:
+    """Issue 38: Check, Preview, Show in PDF and Export have keyboard shortcuts (settings-
+    editable: they come from the extension's settings schema), none taken by another command."""
+    server = request.getfixturevalue(server_name)
+    server.copy_fixture("seeded_defect.ipynb", f"keys-{server_name}.ipynb")
+    nb = NotebookPage(page, server, f"keys-{server_name}.ipynb").open()
+    page.wait_for_function("() => window.jupyterapp.commands.keyBindings.some("
+                           "b => b.command === 'mechnb:check-argument')")
+    bindings = page.evaluate(_BINDINGS)
+    ours = {b["command"]: b["keys"] for b in bindings if b["command"] in _SHORTCUTS}
+    assert ours == _SHORTCUTS
+    for b in bindings:
+        if b["command"] not in _SHORTCUTS:
+            assert b["keys"] not in _SHORTCUTS.values(), b
+    nb.select(0)
+    page.keyboard.press("Control+Alt+c")
+    page.locator(".jp-mechnb-finding", has_text="MECH003").wait_for()
+
+
+@pytest.mark.skipif(not HAS_TEX, reason="TeX Live is not installed")
+def test_desk_buttons_stay_in_the_toolbar_beside_the_preview(page: Any,
+                                                            lab_server: Server) -> None:
+    """Issue 38: with the preview split beside the notebook, the toolbar folds its last items
+    into "⋯"; Check, Export and Preview sit right after Save, so they stay."""
+    nb = _open(page, lab_server, "toolbar.ipynb")
+    assert nb.command("mechnb:preview")["status"] == "ok"
+    toolbar = page.locator(f"[id='{nb.panel_id}'] .jp-NotebookPanel-toolbar")
+    # the split toolbar is narrow enough to fold some of its items
+    toolbar.locator(".jp-Toolbar-responsive-opener").wait_for()
+    for cls in ("jp-mechnb-check-button", "jp-mechnb-export-button", "jp-mechnb-preview-button"):
+        button = toolbar.locator(f".{cls}").first
+        assert button.is_visible(), cls
+        box, bar = button.bounding_box(), toolbar.bounding_box()
+        assert box and bar and box["x"] + box["width"] <= bar["x"] + bar["width"]
