@@ -306,9 +306,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
           checked = null;
         }
       });
-      // right after Save: when the toolbar is narrow (the preview beside it), JupyterLab folds
-      // its last items into "⋯" first, so the editing buttons go before these three do
-      addButton(panel, 'mechnbCheck', 'save', 'jp-mechnb-check-button', 'Check argument',
+      addButton(panel, 'mechnbCheck', 'cellType', 'jp-mechnb-check-button', 'Check argument',
         'mechnb: run the closing-loop checks on this notebook', CommandIDs.checkArgument);
       addButton(panel, 'mechnbExport', 'mechnbCheck', 'jp-mechnb-export-button', 'Export paper',
         'mechnb: write the LaTeX paper (and its PDF when TeX is installed)',
