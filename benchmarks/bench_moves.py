@@ -5,7 +5,8 @@ never used to tune the rules or fit the learned layer. Also reported: the rules 
 learned layer's cross-validated F1 on the abstracts it was fitted on (stored in
 ``weights.json`` by ``python -m mechnb.moves.train``), how far a second reader agrees with the
 first on ``real_en.json``, and the short abstracts written by the project (``labelled.json``,
-English and Chinese). ``python benchmarks/bench_moves.py --markdown`` prints the README table.
+English and Chinese). ``python benchmarks/bench_moves.py --markdown`` prints the table for
+``docs/guide/moves.md``.
 
 The missing-move warning (MECH060): of the moves each complete abstract makes, how many it
 reports missing (false alarms; the issue allows 1 in 20), and how often it reports a gap or a
@@ -125,8 +126,9 @@ def run() -> list[tuple[str, str]]:
 
 
 def markdown() -> str:
-    """The README table: per move, test2 with the learned layer (P, R, F1) and with the rules
-    alone, cross-validation on the training set, the second reader, the written sets."""
+    """The table of ``docs/guide/moves.md``: per move, test2 with the learned layer (P, R, F1)
+    and with the rules alone, cross-validation on the training set, the second reader, the
+    written sets."""
     from mechnb.moves import MOVES
 
     scores = _scores()

@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, str] = {
     "trust": "mechnb.tex.cli",
     "import": "mechnb.latexin.cli",
     "lenses": "mechnb.phrases.lenses_cli",
+    "count": "mechnb.count_cli",
 }
 
 

@@ -5,10 +5,15 @@ The built-in templates set the body in 11 pt Latin Modern (``article``) or, for 
 Song with Latin Modern for Latin text (``ctexart`` under XeLaTeX), on a 6.5 in text width. The
 style uses the Computer Modern faces matplotlib ships (``cmr10`` and the ``cm`` math set: the
 same design as Latin Modern), Fandol Song from TeX Live for Chinese (glyph by glyph fallback,
-so Latin text in a Chinese figure stays in Computer Modern), 9 pt text, and a figure as wide as
-the text (``columns=1``) or as one column of a two-column venue (``columns=2``, 3.25 in). The
-inline backend then sends every figure as PNG (to look at) and PDF (which the exporter prefers:
-the PDF gets vector figures).
+so Latin text in a Chinese figure stays in Computer Modern), text at the body size (11 pt; tick
+labels and legends 10 pt), and a figure exactly as wide as the text (``columns=1``) or as one
+column of a two-column venue (``columns=2``, 3.25 in): tight layout fits the labels inside that
+width and figures are saved without a tight bounding box, so the exporter prints them at
+``\\linewidth`` with no scaling and the figure's text keeps the body size. Place legends outside
+the data, e.g. ``fig, ax = plt.subplots(layout="constrained")`` and
+``fig.legend(loc="outside upper center", ncols=3)`` (constrained layout makes room for it).
+The inline backend then sends every figure as PNG (to look at) and PDF (which the exporter
+prefers: the PDF gets vector figures).
 
 Nothing here runs at ``%load_ext mechnb``: matplotlib is imported only by ``%mech figures``.
 """
@@ -25,9 +30,14 @@ TEXT_WIDTH_IN = 6.5
 """\\textwidth of the built-in templates (letter paper, 1 in margins)."""
 COLUMN_WIDTH_IN = 3.25
 """\\columnwidth of a typical two-column venue (ICML, NeurIPS workshops, IEEE)."""
-FONT_SIZE = 9.0
-"""Figure text, two points below the 11 pt body, as printed at 100 %."""
+FONT_SIZE = 11.0
+"""Figure text at the 11 pt body size of the built-in templates, as printed at 100 %."""
+SMALL_SIZE = FONT_SIZE - 1
+"""Tick labels and legends: one point below the body (within the 1 pt the examples' test allows)."""
 GOLDEN = 0.62
+MAX_HEIGHT_IN = 2.8
+"""Default figure height cap: the exporter limits a figure to 0.4 of the text height (3.6 in on
+letter paper); a taller figure would be scaled down, and its text with it."""
 CJK_FONT_FILES = ("FandolSong-Regular.otf",)
 CJK_FAMILY = "FandolSong"
 
@@ -88,18 +98,23 @@ def rc_params(lang: str = "en", columns: int = 1, cjk_family: str | None = None
         "font.size": FONT_SIZE,
         "axes.titlesize": FONT_SIZE,
         "axes.labelsize": FONT_SIZE,
-        "xtick.labelsize": FONT_SIZE - 1,
-        "ytick.labelsize": FONT_SIZE - 1,
-        "legend.fontsize": FONT_SIZE - 1,
+        "xtick.labelsize": SMALL_SIZE,
+        "ytick.labelsize": SMALL_SIZE,
+        "legend.fontsize": SMALL_SIZE,
         "mathtext.fontset": "cm",
         # cmr10 has no minus sign of its own (mathtext draws it); Fandol Song has none at all,
         # so Chinese tick labels are plain text with an ASCII hyphen-minus
         "axes.formatter.use_mathtext": families[0] == "cmr10",
         "axes.unicode_minus": False,
-        "figure.figsize": (width, round(width * GOLDEN, 2)),
+        "figure.figsize": (width, round(min(width * GOLDEN, MAX_HEIGHT_IN), 2)),
         "figure.dpi": 150,
+        # tight layout on every draw: labels fit inside the fixed width, and a notebook's own
+        # fig.tight_layout() stays silent (with constrained layout as the default it would warn
+        # that the layout engine changed); ask for layout="constrained" where a legend goes
+        # outside the axes (fig.legend(loc="outside ...") needs it)
+        "figure.autolayout": True,
         "savefig.format": "pdf",
-        "savefig.bbox": "tight",
+        "savefig.bbox": "standard",  # the page is the figure size: printed at \linewidth, 1:1
         "pdf.fonttype": 42,  # TrueType in the PDF: text stays text
         "axes.linewidth": 0.6,
         "lines.linewidth": 1.2,
@@ -130,7 +145,9 @@ def apply(lang: str = "en", columns: int = 1) -> FigureStyle:
     try:
         from matplotlib_inline.backend_inline import set_matplotlib_formats
 
-        set_matplotlib_formats("png", "pdf")  # type: ignore[no-untyped-call]
+        # IPython's inline backend crops to a tight bounding box by default, which would change
+        # the figure's width and so the size of its text once the exporter fits it to the line
+        set_matplotlib_formats("png", "pdf", bbox_inches=None)  # type: ignore[no-untyped-call]
         formats = ("png", "pdf")
     except ImportError:  # not in a Jupyter kernel: savefig writes PDF by default
         formats = ("pdf",)

@@ -287,8 +287,9 @@ class CheckHandler(_NotebookHandler):
 
 
 class ArgumentMapHandler(_NotebookHandler):
-    """``GET /mechnb/argmap?path=NB``: the argument map of the saved notebook (SVG, as
-    ``mechnb check --map``; every text escaped, tooltips plain text)."""
+    """``GET /mechnb/argmap?path=NB[&format=json]``: the argument map of the saved notebook (SVG,
+    as ``mechnb check --map``; every text escaped, tooltips plain text), or its nodes and edges
+    as JSON (``checker.argmap.argument_map_json``) for a frontend that draws it."""
 
     @web.authenticated
     @authorized("read")
@@ -299,18 +300,66 @@ class ArgumentMapHandler(_NotebookHandler):
         from .notebook import read_paper
 
         path = self.notebook(self.get_argument("path", ""))
+        form = self.get_argument("format", "svg")
+        if form not in ("svg", "json"):
+            raise web.HTTPError(400, "format must be svg or json")
 
         def draw() -> str:
             paper = read_paper(path)
+            if form == "json":
+                from .checker.argmap import argument_map_json
+
+                return json.dumps(argument_map_json(paper, check(paper)), ensure_ascii=False)
             return argument_map_svg(paper, check(paper))
 
         try:
             svg = await asyncio.to_thread(draw)
         except MechnbError as exc:
             raise web.HTTPError(422, str(exc)) from None
+        if form == "json":
+            self.finish(svg)
+            return
         self.set_header("Content-Type", "image/svg+xml; charset=utf-8")
         self.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
         self.finish(svg)
+
+
+class WordCountHandler(_NotebookHandler):
+    """``GET /mechnb/wordcount?path=NB``: the saved notebook's word count
+    (``mechnb.wordcount.WordCount.to_json``, as ``mechnb count --format json``)."""
+
+    @web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        from .errors import MechnbError
+        from .wordcount import count_notebook
+
+        path = self.notebook(self.get_argument("path", ""))
+        try:
+            count = await asyncio.to_thread(count_notebook, path)
+        except MechnbError as exc:
+            raise web.HTTPError(422, str(exc)) from None
+        self.finish(json.dumps(count.to_json(), ensure_ascii=False))
+
+
+class CompletionsHandler(_NotebookHandler):
+    """``GET /mechnb/completions?path=NB``: the saved notebook's labels (with the role and
+    title of their cells) and bibliography keys (with each entry's title), for completing
+    ``\\cref{`` and ``[@`` / ``\\cite{`` (``mechnb.completions.completions``)."""
+
+    @web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        from .completions import completions
+        from .errors import MechnbError
+        from .notebook import read_paper
+
+        path = self.notebook(self.get_argument("path", ""))
+        try:
+            answer = await asyncio.to_thread(lambda: completions(read_paper(path)))
+        except MechnbError as exc:
+            raise web.HTTPError(422, str(exc)) from None
+        self.finish(json.dumps(answer, ensure_ascii=False))
 
 
 def _pdf_available() -> bool:
@@ -707,14 +756,63 @@ HANDLERS: list[tuple[str, type[APIHandler]]] = [
     ("synctex", SynctexHandler),
     ("trust", TrustHandler),
     ("argmap", ArgumentMapHandler),
+    ("wordcount", WordCountHandler),
+    ("completions", CompletionsHandler),
 ]
+
+
+CONTENTS_EVENTS = "https://events.jupyter.org/jupyter_server/contents_service/v1"
+
+
+def renamed_notebook_cleanup(root: Path, old_path: str, new_path: str) -> Path | None:
+    """After the contents API renamed ``old_path`` to ``new_path`` (relative to ``root``): the
+    old name's ``build/<old stem>/`` removed when it holds only mechnb's output for this
+    notebook (``exporter.cleanup.remove_stale_build``). Returns the folder removed."""
+    if not (old_path.endswith(".ipynb") and new_path.endswith(".ipynb")):
+        return None
+    from .exporter.cleanup import remove_stale_build
+
+    old = (root / old_path.lstrip("/")).resolve()
+    new = (root / new_path.lstrip("/")).resolve()
+    real_root = root.resolve()
+    if real_root not in old.parents or real_root not in new.parents:
+        return None
+    try:
+        cells = json.loads(new.read_text("utf-8")).get("cells", [])
+    except (OSError, ValueError, AttributeError):
+        return None
+    ids = {str(c["id"]) for c in cells if isinstance(c, dict) and isinstance(c.get("id"), str)}
+    folder = old.parent / "build" / old.stem
+    return folder if ids and remove_stale_build(folder, current_ids=ids) else None
+
+
+def _listen_for_renames(serverapp: Any) -> None:
+    """Tidy the old build folder when a notebook is renamed (jupyter_server's contents events;
+    a server without them tidies at the next export instead)."""
+    events = getattr(serverapp, "event_logger", None)
+    root = getattr(serverapp, "root_dir", None)
+    if events is None or not root:
+        return
+
+    async def on_contents(logger: Any, schema_id: str, data: Any) -> None:
+        if isinstance(data, dict) and data.get("action") == "rename":
+            with contextlib.suppress(OSError):
+                renamed_notebook_cleanup(Path(root), str(data.get("source_path") or ""),
+                                         str(data.get("path") or ""))
+
+    try:
+        events.add_listener(schema_id=CONTENTS_EVENTS, listener=on_contents)
+    except Exception:  # an older jupyter_events: no tidying on rename
+        serverapp.log.debug("mechnb: contents events unavailable", exc_info=True)
 
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     """Register the ``/mechnb/*`` handlers (called by jupyter_server at start-up)."""
+    _listen_for_renames(serverapp)
     web_app = serverapp.web_app
     base_url = web_app.settings["base_url"]
     web_app.add_handlers(".*$", [(url_path_join(base_url, "mechnb", name), handler)
                                  for name, handler in HANDLERS])
     serverapp.log.info("mechnb: server extension loaded (/mechnb/check, /export, /roles, "
-                       "/phrases, /moves, /new-paper, /preview, /synctex, /trust, /argmap)")
+                       "/phrases, /moves, /new-paper, /preview, /synctex, /trust, /argmap, "
+                       "/wordcount, /completions)")

@@ -297,14 +297,25 @@ def scaffold_description(paper_type: str, lang: str = "en", variant: str | None 
     return _text(_scaffold(paper_type, variant)["description"], lang)
 
 
+def load_ext_cell(lang: str = "en") -> CellSpec:
+    """The ``%load_ext mechnb`` cell that opens a new paper notebook (no role: a working cell,
+    never exported; ``data/scaffolds/load-ext.json``)."""
+    _check_lang(lang)
+    entry = _read_json("data/scaffolds/load-ext.json")["cell"]
+    return CellSpec(entry["cell_type"], _text(entry["source"], lang), {})
+
+
 def scaffold_notebook(paper_type: str, *, lang: str = "en", title: str | None = None,
                       variant: str | None = None) -> dict[str, Any]:
-    """A complete nbformat 4.5 notebook holding the scaffold of ``paper_type``.
+    """A complete nbformat 4.5 notebook holding the scaffold of ``paper_type``, after a first
+    code cell that loads the magics (:func:`load_ext_cell`: a new notebook's kernel has not
+    loaded them, nor has any kernel after a restart).
 
     ``metadata.mechnb`` records ``lang`` and ``paper_type``, and ``title`` when one is given
     (otherwise the paper's title comes from its ``title`` cell, which holds a blank to fill in).
     """
-    cells = scaffold_cells(paper_type, lang=lang, title=title, variant=variant)
+    cells = [load_ext_cell(lang), *scaffold_cells(paper_type, lang=lang, title=title,
+                                                  variant=variant)]
     mech: dict[str, Any] = {"lang": lang, "paper_type": paper_type}
     if title:
         mech = {"title": title, **mech}

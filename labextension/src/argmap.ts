@@ -9,6 +9,9 @@ import { Widget } from '@lumino/widgets';
 
 import { mechnbIcon } from './sidebar';
 
+/** The smallest scale Fit chooses: the map's 10 px labels stay at 9 px or more. */
+export const READABLE_SCALE = 0.9;
+
 export class ArgumentMapPanel extends Widget {
   constructor(
     panel: NotebookPanel,
@@ -88,10 +91,12 @@ export class ArgumentMapPanel extends Widget {
     this._apply();
   }
 
+  /** Fit the width of the panel, but never below a readable size (its smallest text at
+   * about 9 px): a map wider than that scrolls sideways instead of shrinking to specks. */
   fit(): void {
     const room = this._view.clientWidth - 16;
     if (room > 0) {
-      this._scale = room / this._width;
+      this._scale = Math.min(1.5, Math.max(READABLE_SCALE, room / this._width));
       this._apply();
     }
   }

@@ -30,6 +30,8 @@ export namespace CommandIDs {
   export const showInPdf = 'mechnb:show-in-pdf';
   /** The argument map of the notebook in its own zoomable panel. */
   export const argumentMap = 'mechnb:argument-map';
+  /** The paper's outline (sections and labelled statements) in the left side bar. */
+  export const outline = 'mechnb:outline';
 }
 
 /** The comm target shared with mechnb/_bridge.py. */

@@ -1,3 +1,6 @@
+import { PathExt } from '@jupyterlab/coreutils';
+import { IEditorExtensionRegistry } from '@jupyterlab/codemirror';
+import { ICompletionProviderManager } from '@jupyterlab/completer';
 import {
   ILabShell,
   JupyterFrontEnd,
@@ -37,9 +40,17 @@ import { CommandIDs } from './commands';
 import { markCells, placeCursor } from './markers';
 import { fixCollaborativeSaves, saveOnce } from './save';
 import { MovesPanel } from './moves';
+import {
+  ReferenceCompletionProvider,
+  autoOpenCompletion,
+  registerSpellcheck
+} from './writing';
 import { PhrasesPanel } from './phrases';
 import { editCellProperties } from './properties';
 import { mathjaxPlugin } from './mathjax';
+import { treePlugin } from './tree';
+import { OutlinePanel } from './outline';
+import { keepCellNumbersLive } from './livecells';
 import { paperPlugin } from './paper';
 import { ArgumentMapPanel } from './argmap';
 import { IPreviewResult, ISource, placeOf, PreviewPanel } from './preview';
@@ -248,7 +259,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     };
 
-    /** A toolbar button that runs `command`, placed after the item `after` (else at the end). */
+    /** A toolbar button that runs `command`, placed after the item `after` (else at the end;
+     * JupyterLab's ReactiveToolbar folds items into its overflow menu from the end). */
     const addButton = (
       panel: NotebookPanel,
       name: string,
@@ -279,6 +291,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       fixCollaborativeSaves(panel.context);
       connectBridge(panel, handlers, VERSION);
       trackBadges(panel);
+      keepCellNumbersLive(panel); // `%mech check` rows number cells as the notebook shows them
       // `%mech check` output rows carry data-mechnb-cell-id: a click selects that cell
       panel.content.node.addEventListener('click', event => {
         const target = (event.target as HTMLElement | null)?.closest?.(
@@ -306,13 +319,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
           checked = null;
         }
       });
-      addButton(panel, 'mechnbCheck', 'cellType', 'jp-mechnb-check-button', 'Check argument',
+      // before the cell-type menu and the kernel items: a narrow toolbar (the notebook beside its
+      // preview) folds those into its "⋯" first, and keeps Check, Export and Preview in view
+      addButton(panel, 'mechnbCheck', 'restart-and-run', 'jp-mechnb-check-button', 'Check argument',
         'mechnb: run the closing-loop checks on this notebook', CommandIDs.checkArgument);
       addButton(panel, 'mechnbExport', 'mechnbCheck', 'jp-mechnb-export-button', 'Export paper',
         'mechnb: write the LaTeX paper (and its PDF when TeX is installed)',
         CommandIDs.exportPaper);
       addButton(panel, 'mechnbPreview', 'mechnbExport', 'jp-mechnb-preview-button', 'Preview',
-        'mechnb: the PDF beside the notebook, rebuilt on save; click in it to jump to the cell',
+        'mechnb: the PDF beside the notebook, rebuilt on save; double-click in it to jump to the cell',
         CommandIDs.preview);
     });
 
@@ -505,12 +520,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
           errors.length ? `${errors.length} error${errors.length === 1 ? '' : 's'}` : '',
           unresolved ? `${unresolved} undefined reference${unresolved === 1 ? '' : 's'}` : ''
         ].filter(Boolean);
+        // written is a success; what the draft still needs is a to-do, not a failure
         Notification.update({
           id,
-          type: problems.length ? 'warning' : 'success',
+          type: 'success',
           message:
-            `Wrote ${written.filter(Boolean).join(' and ')}` +
-            (problems.length ? ` — ${problems.join(', ')}` : ''),
+            `Wrote ${written.filter(Boolean).join(' and ')}.` +
+            (problems.length
+              ? ` The draft still has ${problems.join(' and ')} to fix (Show findings).`
+              : ''),
           autoClose: problems.length ? false : 8000,
           actions: [
             ...(result.pdf
@@ -520,6 +538,13 @@ const plugin: JupyterFrontEndPlugin<void> = {
                     void app.commands.execute('docmanager:open', { path: result.pdf })
                 }]
               : []),
+            ...(body.bundle
+              ? (result.bundles ?? []).map(bundle => ({
+                  label: (result.bundles ?? []).length > 1
+                    ? `Download ${PathExt.basename(bundle)}` : 'Download',
+                  callback: () => void download(bundle)
+                }))
+              : []),
             ...(found.length ? [showFound] : [])
           ]
         });
@@ -528,6 +553,17 @@ const plugin: JupyterFrontEndPlugin<void> = {
         fail(String((reason as Error)?.message ?? reason), '');
         return null;
       }
+    };
+
+    /** Download a file of the server as the browser downloads (the file browser's way). */
+    const download = async (path: string): Promise<void> => {
+      const url = await app.serviceManager.contents.getDownloadUrl(path);
+      const link = document.createElement('a');
+      link.href = url + (url.includes('?') ? '&' : '?') + 'download=1';
+      link.download = PathExt.basename(path);
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
     };
 
     const engineArg = (args: any): IExportRequest['engine'] | undefined =>
@@ -772,7 +808,28 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     });
 
+    let outlinePanel: OutlinePanel | null = null;
+    app.commands.addCommand(CommandIDs.outline, {
+      label: 'Paper Outline (mechnb)',
+      caption: 'Sections and labelled statements of the paper, in the left side bar',
+      execute: () => {
+        if (!outlinePanel || outlinePanel.isDisposed) {
+          outlinePanel = new OutlinePanel(tracker, (panel, cellId, index) => {
+            if (selectCell(panel, cellId, index)) {
+              app.shell.activateById(panel.id);
+            }
+          });
+        }
+        if (!outlinePanel.isAttached) {
+          app.shell.add(outlinePanel, 'left', { rank: 650 });
+        }
+        app.shell.activateById(outlinePanel.id);
+        outlinePanel.render();
+      }
+    });
+
     for (const command of [
+      CommandIDs.outline,
       CommandIDs.setRole,
       CommandIDs.cellProperties,
       CommandIDs.clearRole,
@@ -798,4 +855,26 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default [plugin, paperPlugin, mathjaxPlugin];
+/** Writing aids in markdown cells: reference/citation completion and spell checking. */
+const writingPlugin: JupyterFrontEndPlugin<void> = {
+  id: 'mechnb:writing',
+  description: 'mechnb: \\cref{ and [@ completion from the notebook, spell checking of prose.',
+  autoStart: true,
+  requires: [INotebookTracker],
+  optional: [ICompletionProviderManager, IEditorExtensionRegistry],
+  activate: (
+    app: JupyterFrontEnd,
+    tracker: INotebookTracker,
+    completion: ICompletionProviderManager | null,
+    extensions: IEditorExtensionRegistry | null
+  ) => {
+    const references = new ReferenceCompletionProvider(app.serviceManager.contents);
+    completion?.registerProvider(references); // Tab in a markdown cell lists them too
+    autoOpenCompletion(tracker, references);
+    if (extensions) {
+      registerSpellcheck(extensions);
+    }
+  }
+};
+
+export default [plugin, paperPlugin, writingPlugin, treePlugin, mathjaxPlugin];

@@ -83,7 +83,9 @@ export class PreviewPanel extends Widget {
     this._banner.hidden = true;
     this._pages = document.createElement('div');
     this._pages.className = 'jp-mechnb-preview-pages';
-    this._pages.addEventListener('click', event => void this._onClick(event));
+    // a double click jumps to the source (as in Overleaf and LaTeX Workshop): a single click
+    // only focuses the PDF, so clicking or scrolling it to read never moves the notebook
+    this._pages.addEventListener('dblclick', event => void this._onClick(event));
     this.node.append(bar, this._banner, this._pages);
     context.saveState.connect(this._onSave, this);
     context.pathChanged.connect(this._setTitle, this);

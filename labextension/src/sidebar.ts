@@ -26,7 +26,12 @@ export function slotSummary(slots: IFinding[]): string {
     const where = f.cell === null ? 'notebook' : `cell ${f.cell + 1}`;
     return `${slot ? slot[0] : f.code} (${where})`;
   });
-  const n = slots.length;
+  // one MECH025 finding per cell, its message counting the cell's slots ("8 template slots")
+  // (as mechnb.checker.report.slot_count reads it); an older message stands for one slot
+  const n = slots.reduce((sum, f) => {
+    const m = /(\d+) template slots?/.exec(f.message);
+    return sum + (m ? Number(m[1]) : 1);
+  }, 0);
   return (
     `${n} unfilled template slot${n === 1 ? '' : 's'} in ${cells.size} ` +
     `cell${cells.size === 1 ? '' : 's'} — first: ${first.join(', ')}` +
@@ -173,7 +178,9 @@ export class FindingsPanel extends Widget {
     const head = document.createElement('li');
     head.className = 'jp-mechnb-findings-group';
     head.dataset.group = severity;
-    head.textContent = `${names[severity] ?? severity} (${count})`;
+    head.dataset.name = names[severity] ?? severity;
+    head.dataset.total = String(count);
+    head.textContent = `${head.dataset.name} (${count})`;
     head.classList.toggle('jp-mod-folded', this._folded.has(severity));
     head.addEventListener('click', () => {
       if (this._folded.has(severity)) {
@@ -201,16 +208,46 @@ export class FindingsPanel extends Widget {
     return input;
   }
 
+  /** Show the findings the filter words match (folded groups hidden); each group's heading
+   * counts what it shows ("Warnings (2 of 9)"), a group with no match loses its heading, and
+   * an empty result says so instead of leaving the totals over an empty list. */
   private _applyFilter(): void {
     const words = this._filter.toLowerCase().split(/\s+/).filter(Boolean);
-    for (const item of Array.from(this._list?.children ?? []) as HTMLElement[]) {
+    const items = Array.from(this._list?.children ?? []) as HTMLElement[];
+    const matched = new Map<string, number>();
+    for (const item of items) {
       const severity = item.dataset.severity;
       if (!severity) {
-        continue; // a group heading
+        continue; // a group heading or the empty-result line
       }
       const text = (item.textContent ?? '').toLowerCase();
-      const shown = !this._folded.has(severity) && words.every(w => text.includes(w));
-      item.hidden = !shown;
+      const match = words.every(w => text.includes(w));
+      // the slot summary row counts the findings it folds
+      const weight = match ? Math.max(item.querySelectorAll('.jp-mechnb-finding').length, 1) : 0;
+      matched.set(severity, (matched.get(severity) ?? 0) + weight);
+      item.hidden = !match || this._folded.has(severity);
+    }
+    let any = false;
+    for (const head of items.filter(i => i.dataset.group)) {
+      const group = head.dataset.group ?? '';
+      const total = Number(head.dataset.total ?? 0);
+      const shown = matched.get(group) ?? 0;
+      any = any || shown > 0;
+      head.textContent = words.length
+        ? `${head.dataset.name} (${shown} of ${total})`
+        : `${head.dataset.name} (${total})`;
+      head.hidden = words.length > 0 && shown === 0;
+    }
+    let empty = this._list?.querySelector(':scope > .jp-mechnb-findings-empty') as HTMLElement;
+    if (words.length && !any && this._list) {
+      if (!empty) {
+        empty = document.createElement('li');
+        empty.className = 'jp-mechnb-findings-empty';
+        this._list.appendChild(empty);
+      }
+      empty.textContent = `No finding matches "${this._filter.trim()}".`;
+    } else {
+      empty?.remove();
     }
   }
 

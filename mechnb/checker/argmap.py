@@ -167,9 +167,9 @@ def build_graph(paper: Paper, findings: Sequence[Finding]) -> tuple[list[Node], 
         elif "needs-interpretation" in obligations and doc.in_main_text(cell):
             edges.append(Edge(s.key, ghost(f"no-interp-{s.key}", 4, "no interpretation",
                                            f"{s.title} is never interpreted"), True))
-        # the flow reads statement → interpretation → validation when there is an interpretation
-        origin = f"c{interp.index}" if interp is not None and f"c{interp.index}" in nodes \
-            else s.key
+        # each validation hangs off the statement it closes (not off its interpretation: with
+        # several statements that drew every interpretation to every validation)
+        origin = s.key
         closers = doc.closure_of(cell)
         for closer in closers:
             key = f"c{closer.index}"
@@ -207,8 +207,52 @@ def build_graph(paper: Paper, findings: Sequence[Finding]) -> tuple[list[Node], 
               "a mechanism paper should change only the mechanism and watch the effect")
     if "limitations" not in present:
         ghost("missing-limitations", 6, "no limitations", "the paper states no limitations")
+    edges = _merge_experiments(paper, nodes, edges)
     unique = list(dict.fromkeys(edges))
     return sorted(nodes.values(), key=lambda n: (n.stage, _order(nodes)(n.key))), unique
+
+
+def _merge_experiments(paper: Paper, nodes: dict[str, Node], edges: list[Edge]) -> list[Edge]:
+    """One node per validation: an experiment's text cell and its code cell (consecutive
+    ``experiment``/``figure`` cells validating the same labels with the same kind, as
+    ``%mech validate`` inserts them) become one box — the code cell's, which carries the
+    figure's label — so a statement gets one edge per experiment, not one per cell."""
+    alias: dict[str, str] = {}
+    group: list[int] = []
+
+    def close() -> None:
+        if len(group) > 1:
+            keep = next((i for i in group if not paper.cells[i].is_markdown), group[-1])
+            for i in group:
+                if i != keep:
+                    alias[f"c{i}"] = f"c{keep}"
+        group.clear()
+
+    for c in paper.cells:
+        if c.role in ("experiment", "figure") and f"c{c.index}" in nodes and c.validates:
+            if group:
+                first = paper.cells[group[0]]
+                has_code = any(not paper.cells[i].is_markdown for i in group)
+                if (first.validates, first.kind) != (c.validates, c.kind) or has_code:
+                    close()  # another validation, or the text of the next experiment
+            group.append(c.index)
+        elif c.is_markdown:
+            close()  # a result or any other text ends the experiment
+        # a code cell that validates nothing (a settings table, a helper) lies in between
+    close()
+    for old, new in alias.items():
+        gone = nodes.pop(old)
+        kept = nodes[new]
+        kept.open_end = kept.open_end or gone.open_end
+        kept.notes = [*gone.notes, *kept.notes]
+        if kept.subtitle in ("(empty)", "") or kept.subtitle.startswith("#"):
+            kept.subtitle = gone.subtitle
+    out = []
+    for e in edges:
+        e2 = Edge(alias.get(e.source, e.source), alias.get(e.target, e.target), e.open_end)
+        if e2.source != e2.target:
+            out.append(e2)
+    return out
 
 
 def _order(nodes: dict[str, Node]) -> Callable[[str], tuple[int, int]]:
@@ -282,6 +326,29 @@ def render_svg(nodes: list[Node], edges: list[Edge], title: str = "") -> str:
                f"argument (hover a box for the finding)</text>")
     out.append("</svg>")
     return "\n".join(out)
+
+
+def argument_map_json(paper: Paper, findings: Sequence[Finding]) -> dict[str, object]:
+    """The map as data for a frontend that draws it itself (``GET /mechnb/argmap?format=json``)::
+
+        {"stages": ["gap", "lens", …],
+         "nodes": [{"key", "stage", "title", "subtitle", "label", "cell", "cell_id",
+                    "open_end", "ghost", "notes", "x", "y", "width", "height"}],
+         "edges": [{"source", "target", "open_end"}]}
+
+    ``x``/``y`` are the SVG's layout (top-left of each box, ``width``×``height`` px); one edge
+    per relation: a statement to each validation that closes it (an experiment's text and
+    code cells are one node), a statement to its interpretation."""
+    nodes, edges = build_graph(paper, findings)
+    render_svg(nodes, edges)  # lays the nodes out
+    return {"stages": [name for name, _ in STAGES],
+            "nodes": [{"key": n.key, "stage": n.stage, "title": n.title,
+                       "subtitle": plain_text(n.subtitle), "label": n.label, "cell": n.cell,
+                       "cell_id": n.cell_id, "open_end": n.open_end, "ghost": n.ghost,
+                       "notes": list(n.notes), "x": n.x, "y": n.y, "width": WIDTH,
+                       "height": HEIGHT} for n in nodes],
+            "edges": [{"source": e.source, "target": e.target, "open_end": e.open_end}
+                      for e in edges]}
 
 
 def argument_map_svg(paper: Paper, findings: Sequence[Finding]) -> str:

@@ -114,9 +114,13 @@ class Document:
 
     @cached_property
     def raw_tex(self) -> dict[int, str]:
-        """Source of every exported raw cell (passed to LaTeX as written)."""
+        """Source of every exported raw LaTeX cell (passed to LaTeX as written; a raw cell with
+        no format is printed as plain text, one with another format is left out)."""
+        from ..tex.gate import is_latex_raw
+
         return {c.index: c.source for c in self.cells
-                if c.cell_type == "raw" and self.exported(c) and c.source}
+                if c.cell_type == "raw" and self.exported(c) and c.source
+                and is_latex_raw(c.metadata)}
 
     @cached_property
     def dropped_html(self) -> dict[int, list[tuple[int, int]]]:

@@ -183,12 +183,20 @@ def check_export_references(doc: Document, rule: Rule) -> Iterator[Finding]:
     unplaced = unplaced_labels(doc)  # labels no cell defines at all are MECH015's
     if not unplaced:
         return
+    # the export prints a reference to a code cell's label it cannot place as a visible
+    # placeholder, [exp:name] (exporter.document.mark_pending_references); an unrun experiment
+    # that validates a statement is MECH007's error already
+    code_labels = {c.label: c for c in doc.cells if c.cell_type == "code" and c.label}
     for site in doc.references:
         reason = unplaced.get(site.name)
         if reason is None or site.name not in doc.labels or \
                 not _rendered(doc, doc.cells[site.cell], site.offset is None):
             continue
-        yield rule.at(doc, f"\\{site.command}{{{site.name}}} will print ?? in the PDF: "
+        owner = code_labels.get(site.name)
+        if owner is not None and not owner.outputs and owner.validates:
+            continue
+        prints = f"[{site.name}] as a placeholder" if owner is not None else "??"
+        yield rule.at(doc, f"\\{site.command}{{{site.name}}} will print {prints} in the PDF: "
                            f"{reason}", site.cell, site.offset, (site.name,))
 
 

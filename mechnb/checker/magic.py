@@ -32,19 +32,27 @@ class CheckReport:
         self.findings = list(findings)
         self.svg = svg
         self.verbose = verbose
+        self.stale = False
+        """The running cell is not in the saved file: cells were added since the last save,
+        so the saved file's cell numbers may not be the ones on screen."""
+
+    def _note(self) -> str:
+        if self.stale:
+            return ("(the last saved version, which does not have this cell yet: cell numbers "
+                    "are the saved file's — save with Ctrl+S and run again)")
+        return "(the last saved version — save first to check your edits)"
 
     def _repr_html_(self) -> str:
         from .report import findings_html
 
-        return findings_html(self.findings, self.path.name, self.svg,
-                             note="(the last saved version — save first to check your edits)")
+        return findings_html(self.findings, self.path.name, self.svg, note=self._note())
 
     def __repr__(self) -> str:
         from .report import report_lines
 
         lines = report_lines(self.findings, self.path.name, verbose=self.verbose,
                              list_hint="%mech check --verbose lists each")
-        lines[-1] += " (last saved version)"
+        lines[-1] += " " + (self._note() if self.stale else "(last saved version)")
         return "\n".join(lines)
 
 
@@ -78,4 +86,11 @@ def mech_check(shell: Any, argv: list[str]) -> object | None:
     paper = read_paper(path)
     findings = check(paper)
     svg = None if args.no_map else argument_map_svg(paper, findings)
-    return CheckReport(path, findings, svg, verbose=args.verbose)
+    report = CheckReport(path, findings, svg, verbose=args.verbose)
+    if args.notebook is None:
+        from ..kernel.context import current_cell_id
+
+        running = current_cell_id(shell)
+        if running and all(c.id != running for c in paper.cells):
+            report.stale = True
+    return report

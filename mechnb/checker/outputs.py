@@ -39,6 +39,8 @@ _OUTPUT_NUMBER = lazy(r"(?<![\w.])(?P<num>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|-?\.\
                       r"(?P<unit>\s?(?:\\?%|％|percent\b))?")
 _PERCENT_WORD = lazy(r"(?i)%|％|\bpercent\b|百分")
 _TAG = lazy(r"<[^<>]{0,2000}>")
+_OBJECT_REPR = lazy(r"<[\w.]+ object(?: at 0x[0-9a-f]+)?>")
+"""The ``text/plain`` of a rich display (``<IPython.core.display.Markdown object>``): no value."""
 MIN_SIGNIFICANT = 2
 """A written value needs this many significant digits to be compared: "0.5" may be a setting
 or a round figure, "0.013" is a measurement."""
@@ -111,7 +113,10 @@ def _output_texts(outputs: Any) -> Iterator[str]:
         if isinstance(data, dict):
             for mime in ("text/plain", "text/markdown", "text/latex", "text/html"):
                 if mime in data:
-                    yield _TAG.sub(" ", _joined(data[mime]))
+                    text = _joined(data[mime])
+                    if mime == "text/plain" and _OBJECT_REPR.fullmatch(text.strip()):
+                        continue  # display(Markdown(...)): the table is in the next one
+                    yield _TAG.sub(" ", text)
                     break  # one representation of an output is enough
 
 

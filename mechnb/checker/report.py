@@ -1,4 +1,4 @@
-"""Presenting findings: the summary line, the rule tables (text and README markdown), HTML.
+"""Presenting findings: the summary line, the rule tables (text and the docs site's markdown), HTML.
 
 Importing it is cheap (``mechnb export`` prints findings with it): the rule registry is imported
 only by the rule tables."""
@@ -17,6 +17,7 @@ SLOT_CODE = "MECH025"
 SLOTS_SHOWN = 3
 """Slots named in the summary line."""
 _SLOT = re.compile(r"\[[^\]]*\]")
+_SLOT_COUNT = re.compile(r"\b(\d+) template slots?\b")
 
 RULE_TABLE_START = "<!-- rules:start (generated from mechnb.checker.RULES) -->"
 RULE_TABLE_END = "<!-- rules:end -->"
@@ -41,6 +42,13 @@ def by_severity(findings: Sequence[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: -f.severity.rank)  # sorted() is stable
 
 
+def slot_count(f: Finding) -> int:
+    """The number of slots one MECH025 finding stands for (one finding per cell: ``8 template
+    slots still unfilled: …`` / ``… as inserted (8 template slots: …)``)."""
+    m = _SLOT_COUNT.search(f.message)
+    return int(m.group(1)) if m else 0
+
+
 def slot_summary(slots: Sequence[Finding]) -> str:
     """``189 unfilled template slots in 30 cells — first: [phenomenon] (cell 2), …``."""
     cells = {f.cell for f in slots}
@@ -49,10 +57,10 @@ def slot_summary(slots: Sequence[Finding]) -> str:
         m = _SLOT.search(f.message)
         where = "notebook" if f.cell is None else f"cell {f.cell_number}"
         first.append(f"{m.group() if m else f.code} ({where})")
-    n = len(slots)
+    n = sum(slot_count(f) for f in slots)
     return (f"{n} unfilled template slot{'' if n == 1 else 's'} in {len(cells)} "
             f"cell{'' if len(cells) == 1 else 's'} — first: {', '.join(first)}"
-            f"{', …' if n > SLOTS_SHOWN else ''}")
+            f"{', …' if len(slots) > SLOTS_SHOWN else ''}")
 
 
 def finding_lines(findings: Sequence[Finding], path: str, *, verbose: bool = False,
@@ -92,7 +100,7 @@ def _md_cell(text: str) -> str:
 
 
 def rule_table_markdown() -> str:
-    """The README's rule table (regenerate it with ``python -m mechnb.checker.report``)."""
+    """The rule table of ``docs/reference/rules.md`` (``scripts/docs_site.py`` rewrites it)."""
     from .rules import RULES
 
     lines = [RULE_TABLE_START, "",
@@ -110,6 +118,18 @@ def _where(f: Finding) -> str:
     return where if f.line is None else f"{where}:{f.line}"
 
 
+def _where_html(f: Finding) -> str:
+    """``cell 27:3`` with the number in a ``span.mechnb-cell-number`` that carries the cell's id
+    and saved index: the number is the saved file's, and a frontend that knows the live
+    notebook (the extension) rewrites it to the cell's number there, found by its id — cells
+    inserted or moved since the last save shift the numbers (DESIGN §2a)."""
+    if f.cell is None:
+        return escape(_where(f))
+    line = "" if f.line is None else f":{f.line}"
+    return (f'<span class="mechnb-cell-number"{_cell_attrs(f)}>cell {f.cell_number}</span>'
+            f"{line}")
+
+
 def _cell_attrs(f: Finding) -> str:
     attrs = ""
     if f.cell is not None:
@@ -121,7 +141,7 @@ def _cell_attrs(f: Finding) -> str:
 
 def _slot_row(slots: Sequence[Finding]) -> str:
     """One row for every unfilled slot; the slots themselves are listed when it is opened."""
-    items = "".join(f"<li{_cell_attrs(f)}>{escape(_where(f))}: "
+    items = "".join(f"<li{_cell_attrs(f)}>{_where_html(f)}: "
                     f"{escape(m.group() if (m := _SLOT.search(f.message)) else f.message)}</li>"
                     for f in slots)
     f = slots[0]
@@ -149,7 +169,7 @@ def findings_html(findings: Sequence[Finding], path: str, svg: str | None = None
             continue
         rows.append(
             f'<tr class="mechnb-finding mechnb-{f.severity.value}"{_cell_attrs(f)}>'
-            f"<td>{escape(_where(f))}</td>"
+            f"<td>{_where_html(f)}</td>"
             f'<td><span class="mechnb-sev">{escape(f.severity.value)}</span></td>'
             f"<td><code>{escape(f.code)}</code> {escape(f.name)}</td>"
             f"<td>{escape(f.message)}</td></tr>")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..findings import Finding
+from ..lazyre import lazy
 from ..notebook import Cell
 from .codeflow import CodeFlow, code_flow, function_locals
 from .document import Document
@@ -259,11 +260,24 @@ def check_unseeded(doc: Document, rule: Rule) -> Iterator[Finding]:
             yield rule.at(doc, message, index, first.offset, user.validates)
 
 
+_TOOL_LINE = lazy(r"%(?:mech\b|(?:load|reload)_ext\s+mechnb\s*$)")
+"""A line of mechnb's own: a ``%mech …`` magic or loading the extension."""
+
+
+def is_tool_cell(source: str) -> bool:
+    """True for a code cell made only of mechnb's own magics (``%load_ext mechnb``, ``%mech
+    theorem``, ``%mech check``) and comments: running it again computes nothing the paper's
+    outputs depend on, so its execution count says nothing about the run order."""
+    lines = [ln.strip() for ln in source.splitlines()]
+    lines = [ln for ln in lines if ln and not ln.startswith("#")]
+    return bool(lines) and all(_TOOL_LINE.match(ln) for ln in lines)
+
+
 def check_run_order(doc: Document, rule: Rule) -> Iterator[Finding]:
-    """Code cells were not run top to bottom."""
+    """Code cells were not run top to bottom (mechnb's own magic cells aside)."""
     counted = [(c.index, c.execution_count) for c in doc.cells
                if c.cell_type == "code" and isinstance(c.execution_count, int)
-               and not isinstance(c.execution_count, bool)]
+               and not isinstance(c.execution_count, bool) and not is_tool_cell(c.source)]
     if len(counted) < 2:
         return
     messages: dict[int, tuple[str, tuple[str, ...]]] = {}

@@ -218,8 +218,12 @@ RULES: tuple[Rule, ...] = tuple(sorted((
     _r("MECH025", "unfilled-placeholder", W,
        "Replace the template slot with your text.",
        "A bracketed word slot from a template (`[phenomenon]`, `[model class]`, `[现象]`) in "
-       "prose, a caption or the title. Not flagged: math, code, links `[t](u)`, reference "
-       "links, citations `[@k]`, intervals `[0,1]`/`[a, b]`, anything with digits or TeX.",
+       "prose, a caption or the title, reported once per cell with its slots. A cell that is "
+       "still exactly what a template inserted is info (a fresh scaffold marks no cell); a "
+       "cell you have begun writing is a warning. A `title` cell is not reported when Paper "
+       "Settings (metadata) set the title, which it then overrides. Not flagged: math, code, "
+       "links `[t](u)`, reference links, citations `[@k]`, intervals `[0,1]`/`[a, b]`, "
+       "anything with digits or TeX.",
        text.check_placeholders, group="text"),
     _r("MECH026", "no-boxed-question", INFO,
        "State the research question with `%mech question`.",
@@ -293,7 +297,9 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "`check` predicts the PDF: a reference to a label that exists only in the notebook — "
        "the label of an unrun code cell or of one without an includable figure or captioned "
        "table, of a `note`, the title or the abstract, a `\\label` in a `note` or non-LaTeX raw "
-       "cell — would print ?? after `export --pdf`.",
+       "cell — would print ?? after `export --pdf` (a code cell's label prints as a visible "
+       "placeholder `[exp:name]` instead; an unrun experiment that validates a statement is "
+       "MECH007's error, not reported again here).",
        evidence.check_export_references, group="references"),
     _r("MECH046", "placeholder-evidence", E,
        "Replace the template's stand-ins with real measurements and delete the markers.",

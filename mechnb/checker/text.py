@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import bisect
+import json
 import re
 import shlex
 from collections.abc import Iterator
+from functools import cache
+from importlib import resources
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
-from ..findings import Finding
+from ..findings import Finding, Severity
 from ..lazyre import lazy
 from ..paper_paths import resolve_in_folder
 from ..tex.gate import BUILTIN_TEMPLATES
-from .document import WORD, Document
+from .document import WORD, Document, finding
 
 if TYPE_CHECKING:
+    from ..notebook import Cell
     from .rule import Rule
 
 _HARD_REF = lazy(
@@ -48,6 +52,7 @@ _INLINE_MATH = lazy(r"\$[^$\n]*\$")
 _MATH_SLOT = lazy(r"(?<![A-Za-z0-9})\]^_\\])\[\s*\\text\{[^\[\]\n]*\]")
 _EXAMPLE_HINT = lazy(r"\be\.g\.|例如")
 _LINK_DEF = lazy(r"(?m)^[ \t]{0,3}\[([^\]\n]+)\]:")
+_TOKEN_RE = lazy(r"\{\{\w+\}\}")
 
 
 BALANCE_FINDINGS_PER_CELL = 20
@@ -261,22 +266,148 @@ def _slots_in_cell(doc: Document, idx: int, link_defs: set[str]) -> Iterator[tup
                 yield m.start(), m.group()
 
 
+SLOTS_NAMED = 4
+"""Slots a MECH025 finding names before "…"."""
+
+
 def check_placeholders(doc: Document, rule: Rule) -> Iterator[Finding]:
-    """Template slots (``[phenomenon]``, ``$[\\text{bound}]$``) that were never filled in."""
+    """Template slots (``[phenomenon]``, ``$[\\text{bound}]$``) that were never filled in: one
+    finding per cell, at its first slot. A cell that is still exactly what a template inserted
+    is a note (the paper is being written; a fresh scaffold marks no cell); a cell the author
+    has begun writing keeps its slots as a warning. A ``title`` cell that metadata's title
+    overrides is not printed, so its slots are not reported (one note says so)."""
     link_defs: set[str] = set()
     for scan in doc.scans.values():
         if "]:" in scan.source:
             link_defs |= {m.group(1).strip().lower() for m in _LINK_DEF.finditer(scan.source)}
-    found: list[tuple[int | None, int | None, str]] = []
+    meta_title = (doc.paper.meta.title or "").strip()
+    overridden = {c.index for c in doc.cells if c.role == "title"} if meta_title else set()
+    found: dict[int | None, list[tuple[int | None, str]]] = {}
     for idx in doc.scans:
-        found += [(idx, at, slot) for at, slot in _slots_in_cell(doc, idx, link_defs)]
+        if idx not in overridden:
+            for at, slot in _slots_in_cell(doc, idx, link_defs):
+                found.setdefault(idx, []).append((at, slot))
     for cell, _offset, text in _prose_pieces(doc):
-        if _offset is None and "[" in text:  # title and captions
-            found += [(cell, None, m.group()) for m in _PLACEHOLDER.finditer(text)
-                      if is_placeholder(m.group("body"))]
-    for cell, at, slot in sorted(found, key=lambda f: (f[0] is not None, f[0] or 0, f[1] or 0)):
-        yield rule.at(doc, f"template slot {slot} is still unfilled; replace it with "
-                           f"your own text", cell, at)
+        if _offset is None and "[" in text and cell not in overridden:  # title and captions
+            found.setdefault(cell, []).extend(
+                (None, m.group()) for m in _PLACEHOLDER.finditer(text)
+                if is_placeholder(m.group("body")))
+    for idx in sorted(overridden):
+        if any(True for _ in _slots_in_cell(doc, idx, link_defs)):
+            yield finding(doc, rule.code, rule.name, Severity.INFO,
+                          f"the paper's title comes from Paper Settings (\"{meta_title[:80]}\"), "
+                          "so this title cell is not printed and its template slots do not "
+                          "matter; delete the cell, or write the same title in it", idx, None)
+    for cell in sorted(found, key=lambda c: (c is not None, c or 0)):
+        slots = sorted(found[cell], key=lambda s: (s[0] is not None, s[0] or 0))
+        first: int | None = next((a for a, _ in slots if a is not None), None)
+        names = [s for _, s in slots]
+        shown = ", ".join(names[:SLOTS_NAMED]) + (", …" if len(names) > SLOTS_NAMED else "")
+        n = len(names)
+        count = f"{n} template slot{'' if n == 1 else 's'}"
+        if cell is not None and is_template_text(doc.cells[cell]):
+            yield finding(doc, rule.code, rule.name, Severity.INFO,
+                          f"this cell is still the template as inserted ({count}: {shown}); "
+                          "write it in your own words, or delete it if the paper does not "
+                          "need it", cell, first)
+        else:
+            yield rule.at(doc, f"{count} still unfilled: {shown}; replace "
+                               f"{'it' if n == 1 else 'them'} with your own text", cell, first)
+
+
+def is_template_text(cell: Cell) -> bool:
+    """True when every line of ``cell`` (and its caption) is a line some template or scaffold
+    inserts, tokens (labels, targets, titles) read as wildcards: nobody has written in it yet."""
+    exact, by_prefix, loose = _template_lines()
+    texts = [cell.source, *(t for t in (cell.caption,) if t)]
+    for text in texts:
+        for line in text.splitlines():
+            line = line.strip()
+            if not line or line in exact:
+                continue
+            candidates = by_prefix.get(line[:_PREFIX], [])
+            if not any(_pieces_match(line, pieces) for pieces in (*candidates, *loose)):
+                return False
+    return True
+
+
+_PREFIX = 6
+"""Template lines with tokens are looked up by their first characters (no regex compiled)."""
+
+
+def _pieces_match(line: str, pieces: tuple[str, ...]) -> bool:
+    """``line`` is ``pieces`` joined by anything (the ``{{token}}``s of a template line)."""
+    first, last = pieces[0], pieces[-1]
+    if not line.startswith(first):
+        return False
+    at = len(first)
+    for piece in pieces[1:-1]:
+        k = line.find(piece, at)
+        if k < 0:
+            return False
+        at = k + len(piece)
+    return len(line) - len(last) >= at and line.endswith(last)
+
+
+@cache
+def _template_lines() -> tuple[frozenset[str], dict[str, list[tuple[str, ...]]],
+                               list[tuple[str, ...]]]:
+    """Every line of every template, scaffold and caption in both languages: the lines
+    without tokens as a set; those with ``{{token}}``s as their literal pieces, indexed by
+    their first characters (``loose``: lines that start with a token or a short piece)."""
+    from .. import templates
+
+    exact: set[str] = set()
+    with_tokens: set[tuple[str, ...]] = set()
+
+    def add(text: object) -> None:
+        if isinstance(text, dict):
+            for v in text.values():
+                add(v)
+            return
+        if isinstance(text, list):
+            text = "\n".join(str(t) for t in text)
+        for line in str(text).splitlines():
+            line = line.strip()
+            if not line:
+                continue
+            if "{{" in line:
+                with_tokens.add(tuple(_TOKEN_RE.split(line)))
+            else:
+                exact.add(line)
+
+    def add_cell(cell: dict[str, object]) -> None:
+        for key in ("source", "caption", "heading"):
+            if key in cell:
+                add(cell[key])
+
+    for role in templates.template_roles():
+        data = templates._template(role)
+        for values in data.get("slots", {}).values():
+            add(values)
+        title_slot = data.get("slots", {}).get("title")
+        for title in title_slot.values() if isinstance(title_slot, dict) else ():
+            add(f"# {title}")
+        for cells in data["variants"].values():
+            for c in cells:
+                add_cell(c)
+    folder = resources.files("mechnb").joinpath("data/scaffolds")
+    for entry in folder.iterdir():
+        if entry.name.endswith(".json"):
+            data = json.loads(entry.read_text("utf-8"))
+            for c in data.get("cells", []):
+                add_cell(c)
+    for blank in templates.TITLE_BLANK.values():
+        exact.add(f"# {blank}")
+    exact.add("#")
+    by_prefix: dict[str, list[tuple[str, ...]]] = {}
+    loose: list[tuple[str, ...]] = []
+    for pieces in sorted(with_tokens):
+        if len(pieces[0]) >= _PREFIX:
+            by_prefix.setdefault(pieces[0][:_PREFIX], []).append(pieces)
+        else:
+            loose.append(pieces)
+    return frozenset(exact), by_prefix, loose
 
 
 def cell_slots(doc: Document, idx: int) -> list[tuple[int, str]]:

@@ -365,6 +365,15 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
         result.pdf_path = compiled.pdf
         result.log_path = compiled.log
         result.findings.extend(f for f in compiled.findings if not _already_found(f, result))
+    if paper.path is not None:
+        from .cleanup import clean_after_build, remember_source
+
+        try:
+            remember_source(out_dir, paper.path, (c.id for c in paper.cells), result.resources)
+            if output_dir is None and (not pdf or result.pdf_path is not None):
+                clean_after_build(out_dir, (c.id for c in paper.cells))
+        except OSError:
+            pass  # tidying is best effort: the export itself succeeded
     return result
 
 

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import re
@@ -333,6 +334,9 @@ def _write_checked(kind: str, archive: bytes, target: Path,
         if problems:
             return BundleResult(kind, None, problems, log)
         atomic_write(target, archive)
+    with contextlib.suppress(OSError):
+        if not log.is_symlink():
+            log.unlink(missing_ok=True)  # an earlier failure's log: this bundle builds now
     return BundleResult(kind, target)
 
 

@@ -35,8 +35,9 @@ EXPORT_FINDINGS: dict[str, tuple[str, Severity]] = {
     "no-font-for-script": ("MECH833", Severity.ERROR),
     "formula-as-code": ("MECH834", Severity.WARNING),
     "no-font-for-character": ("MECH835", Severity.WARNING),
+    "raw-cell-without-format": ("MECH836", Severity.INFO),
 }
-"""slug → (code, severity); documented in README's export section."""
+"""slug → (code, severity); documented in ``docs/guide/export.md`` (Exporter findings)."""
 
 
 def export_finding(slug: str, message: str, cell: int | None = None, *,

@@ -10,6 +10,7 @@ import contextlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from dataclasses import replace as replace_block
 from typing import Literal
 
 from ..findings import Finding
@@ -18,7 +19,7 @@ from ..paper_paths import UnsafeFileError, read_regular, resolve_in_folder
 from ..roles import Role, get_role
 from ..tex.comments import mask_comments
 from ..tex.escape import escape_latex, is_safe_name
-from ..tex.gate import is_latex_raw
+from ..tex.gate import is_latex_raw, raw_format
 from ..tex.markers import cell_tokens, token_index
 from .codes import export_finding
 from .context import (
@@ -40,6 +41,13 @@ PAPER_MIME_TYPES = frozenset({"text/latex", "text/markdown"})
 _SAFE_STEM_RE = re.compile(r"[^A-Za-z0-9_-]+")
 # the heading line; its trailing spaces and closing #s are stripped in Python (a lazy group
 # followed by `[ \t#]*` is quadratic on a heading padded with spaces)
+_REF_RE = re.compile(r"\\(?:[cC]ref|ref|eqref|autoref|pageref)\*?\{([^{}\\]*)\}")
+"""A reference command as the markdown renderer passes it through (``\\cref{thm:a,thm:b}``)."""
+_YAML_HEADER_RE = re.compile(r"\A\s*---[ \t]*\n(?:.*\n)*?(?:---|\.\.\.)[ \t]*\s*\Z")
+"""A raw cell that is only a YAML front-matter block (``---`` … ``---``)."""
+_SLOT_NAME_RE = re.compile(r"\[[^\[\]]+\]")
+"""A template slot inside a label name (``asm:[name]``)."""
+
 _ATX_TITLE_RE = re.compile(r"\A\s*#(?!#)[ \t]+([^\n]*[^\s#][^\n]*)(?:\n|\Z)")
 
 
@@ -181,16 +189,49 @@ class _Builder:
             if cell.cell_type == "code":
                 self.read_code(cell, role)
             elif cell.cell_type == "raw":
-                self.read_raw(cell)
+                if role is None or role.latex_kind != "omit":
+                    self.read_raw(cell)
             else:
                 kind = role.latex_kind if role else "text"
                 CELL_READERS[kind](self, cell, role)
+        self.mark_pending_references()
         self.doc.citations = set(self.ctx.citations)
         self.doc.macros = list(dict.fromkeys(self.ctx.macros))
         self.doc.resources = self.ctx.resources
         self.doc.findings = self.ctx.findings
         self.find_bibliography()
         return self.doc
+
+    def mark_pending_references(self) -> None:
+        """A reference that would print ``??`` because its label is still a template slot
+        (``\\cref{asm:[name]}``) or belongs to a code cell whose figure is not placed yet (an
+        experiment not run: ``\\cref{exp:controlled}`` from ``%mech validate``) prints as a
+        visible placeholder instead, ``[asm:[name]]`` / ``[exp:controlled]`` in typewriter type
+        (``check`` reports both: MECH025, MECH007/MECH045). Any other unknown label stays a
+        reference, so LaTeX's ``??`` and MECH015 still show a typo."""
+        placed = set(self.ctx.labels) | {b.label for b in self.doc.blocks if b.label}
+        pending = {c.label for c in self.paper.cells if c.cell_type == "code" and c.label
+                   and c.label not in placed}
+
+        def is_pending(name: str) -> bool:
+            return name in pending or _SLOT_NAME_RE.search(name) is not None
+
+        def replace(m: re.Match[str]) -> str:
+            names = [n.strip() for n in m.group(1).split(",") if n.strip()]
+            if not names or not any(is_pending(n) for n in names):
+                return m.group(0)
+            return ", ".join("[\\texttt{" + escape_latex(n) + "}]" if is_pending(n)
+                             else m.group(0).replace(m.group(1), n) for n in names)
+
+        if not pending and not any("[" in b.body for b in self.doc.blocks):
+            return
+        for blocks in (self.doc.blocks, self.doc.abstract):
+            for k, b in enumerate(blocks):
+                body = _REF_RE.sub(replace, b.body) if "ref" in b.body else b.body
+                title = _REF_RE.sub(replace, b.title) if b.title and "ref" in b.title \
+                    else b.title
+                if body != b.body or title != b.title:
+                    blocks[k] = replace_block(b, body=body, title=title)
 
     # ---- title and bibliography
 
@@ -345,10 +386,27 @@ class _Builder:
                 self.add(cell, "latex", latex, role)
 
     def read_raw(self, cell: Cell) -> None:
-        if is_latex_raw(cell.metadata) and cell.source.strip():
+        if not cell.source.strip():
+            return
+        if is_latex_raw(cell.metadata):
             self.context_for(cell)
             self.raw_images(cell.source)
             self.add(cell, "latex", cell.source.strip("\n"))
+        elif not raw_format(cell.metadata):
+            # no format: JupyterLab shows the text as it is (nbconvert would paste it into
+            # every output unread); the PDF prints what the notebook shows, and says so once
+            ctx = self.context_for(cell)
+            if _YAML_HEADER_RE.match(cell.source):
+                ctx.add_finding("raw-cell-without-format", f"raw cell {cell.index + 1} is a YAML "
+                                "header (Quarto, Jupyter Book); it is not printed — the paper's "
+                                "title and authors come from Paper Settings (metadata.mechnb)")
+                return
+            self.add(cell, "code", verbatim(cell.source.strip("\n")))
+            ctx.add_finding("raw-cell-without-format", f"raw cell {cell.index + 1} has no "
+                            "format, so it is printed as plain text, as JupyterLab shows it; "
+                            "to typeset it as LaTeX choose Raw NBConvert Format › LaTeX "
+                            "(property inspector), to keep it out of the paper give it the "
+                            "role `note`")
 
     def raw_images(self, source: str) -> None:
         """The images a raw cell's ``\\includegraphics`` names by a relative path inside the

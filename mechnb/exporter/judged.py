@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..tex.gate import Assessment, Region, judge_document
+from ..tex.gate import Assessment, Region, is_latex_raw, judge_document
 
 if TYPE_CHECKING:
     from ..notebook import Paper
@@ -32,7 +32,7 @@ def judge_result(result: ExportResult) -> Assessment:
     def where(cell: int | None, snippet: str) -> tuple[str, int | None]:
         return origin(paper, cell, snippet)
 
-    raw = {c.index for c in paper.cells if c.cell_type == "raw"}
+    raw = {c.index for c in paper.cells if c.cell_type == "raw" and is_latex_raw(c.metadata)}
     regions = [replace(r, kind="raw") if r.source == "block" and r.cell in raw else r
                for r in result.rendered.regions]
     return judge_document(result.latex, regions, result.resources, where=where)

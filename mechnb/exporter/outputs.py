@@ -29,12 +29,35 @@ DEFAULT_WIDTH = 0.8
 """Figure width (fraction of ``\\linewidth``) when the image's own size is unknown."""
 
 
+STYLE_WIDTHS_PT = (468.0, 234.0)
+"""The page widths ``%mech figures`` gives a PDF figure: the text (6.5 in) and one column of a
+two-column venue (3.25 in)."""
+
+
+def pdf_width_pt(blob: bytes) -> float | None:
+    """The width of a PDF's first ``/MediaBox`` in points, or ``None``."""
+    box = re.search(rb"/MediaBox\s*\[\s*([-0-9.]+)\s+([-0-9.]+)\s+([-0-9.]+)\s+([-0-9.]+)",
+                    blob[:200_000])
+    if box is None:
+        return None
+    try:
+        return float(box.group(3)) - float(box.group(1))
+    except ValueError:
+        return None
+
+
 def display_width(blob: bytes, metadata: Any) -> float:
     """A figure width for an image: its display size at about 900 px per line width.
 
     Uses the ``width`` Jupyter stores for retina images, else the PNG header; small plots stay
-    small instead of being blown up to the full line.
+    small instead of being blown up to the full line. A PDF figure made at one of the widths of
+    ``%mech figures`` (the text or one column) is printed at ``\\linewidth``: unscaled, so its
+    text keeps the size it was set in.
     """
+    if blob[:5] == b"%PDF-":
+        width = pdf_width_pt(blob)
+        if width is not None and any(abs(width - w) <= 2.0 for w in STYLE_WIDTHS_PT):
+            return 1.0
     px = None
     if isinstance(metadata, Mapping) and isinstance(metadata.get("width"), (int, float)):
         px = float(metadata["width"])

@@ -584,17 +584,52 @@ def place_of(notebook: str | os.PathLike[str], cell: int,
                     words & set(_WORD.findall(tex_lines[n - 1]))))
                 candidates = scored[:1] + candidates
         name = q.input_name()
+        if line is None:
+            return _cell_box(q, name, candidates)
         for n in candidates[:40]:
             for record in q.synctex("view", "-i", f"{n}:0:{name}", "-o",
                                     f"{q.tmp}/preview.pdf"):
-                try:
-                    page = int(record["Page"])
-                    h, v = float(record["h"]), float(record["v"])
-                    w, height = float(record.get("W", 0)), float(record.get("H", 0))
-                except (KeyError, ValueError):
-                    continue
-                return Place(page, h, v - height, w, height)
+                box = _record_box(record)
+                if box is not None:
+                    return box
     return None
+
+
+def _record_box(record: Mapping[str, str]) -> Place | None:
+    """The box of one ``synctex view`` record (its baseline ``v``, height ``H``, depth ``D``)."""
+    try:
+        page = int(record["Page"])
+        h, v = float(record["h"]), float(record["v"])
+        w, height = float(record.get("W", 0)), float(record.get("H", 0))
+        depth = float(record.get("D", 0) or 0)
+    except (KeyError, ValueError):
+        return None
+    return Place(page, h, v - height, w, height + max(depth, 0.0))
+
+
+CELL_BOX_LINES = 12
+"""At most this many of a cell's ``.tex`` lines are asked for (first, last, evenly between)."""
+
+
+def _cell_box(q: Any, name: str, lines: list[int]) -> Place | None:
+    """The box around the whole of a cell on the page where it starts: the union of the boxes
+    of its ``.tex`` lines on that page (a theorem's every line, not only its first)."""
+    if len(lines) > CELL_BOX_LINES:
+        step = (len(lines) - 1) / (CELL_BOX_LINES - 1)
+        lines = sorted({lines[round(i * step)] for i in range(CELL_BOX_LINES)})
+    boxes: list[Place] = []
+    for n in lines:
+        for record in q.synctex("view", "-i", f"{n}:0:{name}", "-o", f"{q.tmp}/preview.pdf"):
+            box = _record_box(record)
+            if box is not None and (not boxes or box.page == boxes[0].page):
+                boxes.append(box)
+    if not boxes:
+        return None
+    left = min(b.x for b in boxes)
+    top = min(b.y for b in boxes)
+    right = max(b.x + b.width for b in boxes)
+    bottom = max(b.y + b.height for b in boxes)
+    return Place(boxes[0].page, left, top, right - left, bottom - top)
 
 
 def pdf_bytes(notebook: str | os.PathLike[str]) -> tuple[bytes, Mapping[str, Any]] | None:

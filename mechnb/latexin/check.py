@@ -348,7 +348,7 @@ def _ignored_on_line(f: Finding, latex: LatexPaper, cache: dict[str, list[str]])
 
 
 def rule_table_markdown() -> str:
-    """The README's per-rule table for LaTeX input."""
+    """The per-rule table for LaTeX input in ``docs/guide/latex-in.md``."""
     from ..checker.rules import RULES
 
     rows = ["| Code | Rule | Notebook | LaTeX input | Why |", "|---|---|---|---|---|"]

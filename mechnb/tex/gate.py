@@ -937,10 +937,16 @@ def _judge_file(name: str, data: bytes, out: Assessment, limit: int) -> None:
                                  content=text))
 
 
+def raw_format(metadata: Mapping[str, Any]) -> str:
+    """A raw cell's format (``metadata.format``, else nbformat 4.0's ``raw_mimetype``), lower
+    case; ``""`` when none is set (JupyterLab's Raw NBConvert Format "-")."""
+    fmt = metadata.get("format") or metadata.get("raw_mimetype")
+    return fmt.strip().lower() if isinstance(fmt, str) else ""
+
+
 def is_latex_raw(metadata: Mapping[str, Any]) -> bool:
     """Whether a raw cell with this metadata goes to TeX (``RAW_LATEX_FORMATS``)."""
-    fmt = metadata.get("format") or metadata.get("raw_mimetype")
-    return isinstance(fmt, str) and fmt.lower() in RAW_LATEX_FORMATS
+    return raw_format(metadata) in RAW_LATEX_FORMATS
 
 
 def assess(paper: Paper, style: object = None, **options: Any) -> Assessment:

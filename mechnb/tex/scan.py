@@ -360,7 +360,8 @@ DANGEROUS_COMMANDS: dict[str, str] = {
                      "documentclass", "LoadClass", "LoadClassWithOptions", "tcbuselibrary",
                      "usetikzlibrary", "usepgflibrary", "usepgfplotslibrary"), _LOADS),
 }
-"""Control words that must not come from a notebook, with why (the README lists them)."""
+"""Control words that must not come from a notebook, with why (listed in
+``docs/guide/security.md``)."""
 DANGEROUS_ENVIRONMENTS = frozenset({"filecontents", "filecontents*", "VerbatimOut",
                                     "verbatimwrite", "luacode", "luacode*", "writefile"})
 """Environments that write files or run code (``\\begin{input}`` calls ``\\input``, so every

@@ -40,10 +40,17 @@ def test_arxiv_bundle_from_the_palette(page: Any, lab_server: Server) -> None:
     NotebookPage(page, lab_server, "arxiv_ui/all_roles_en.ipynb").open()
     _palette(page, "Export arXiv Bundle (mechnb)")
     rel = "arxiv_ui/build/all_roles_en/all_roles_en-arxiv.tar.gz"
-    page.locator(".Toastify__toast", has_text=f"Wrote {rel}").wait_for(timeout=180_000)
+    toast = page.locator(".Toastify__toast", has_text=f"Wrote {rel}")
+    toast.wait_for(timeout=180_000)
     with tarfile.open(lab_server.root / rel) as tar:
         names = tar.getnames()
     assert {"all_roles_en.tex", "all_roles_en.bbl"} <= set(names)
+    # the notification downloads the bundle itself (no trip to the file browser)
+    with page.expect_download() as got:
+        toast.get_by_role("button", name="Download").click()
+    assert got.value.suggested_filename == "all_roles_en-arxiv.tar.gz"
+    with tarfile.open(got.value.path()) as tar:
+        assert "all_roles_en.tex" in tar.getnames()
     assert not (lab_server.root / "arxiv_ui/build/all_roles_en/all_roles_en.pdf").exists()
 
 

@@ -74,3 +74,25 @@ def test_paper_settings_write_the_metadata(page: Any, lab_server: Server) -> Non
     dialog.locator("select[name=engine]").select_option("")
     dialog.get_by_role("button", name="Apply").click()
     assert "engine" not in nb.save()["metadata"]["mechnb"]
+
+
+def test_new_paper_is_in_notebook7_tree_new_menu(page: Any, notebook_server: Server) -> None:
+    """Notebook 7's file tree: New › Mechanism Paper… creates the paper in the folder shown."""
+    (notebook_server.root / "drafts").mkdir(exist_ok=True)
+    page.goto(f"{notebook_server.url}tree/drafts?token={notebook_server.token}")
+    page.locator(".jp-DropdownMenu .lm-MenuBar-itemLabel", has_text="New").click()
+    entries = page.locator(".lm-Menu-itemLabel").all_inner_texts()
+    assert "Mechanism Paper…" in entries, entries
+    # after the kernels' Notebook entries, before Terminal / Console / files
+    assert entries.index("Mechanism Paper…") < entries.index("New Folder"), entries
+    with page.context.expect_page() as opened:  # Notebook 7 opens documents in a new tab
+        page.locator(".lm-Menu-itemLabel", has_text="Mechanism Paper…").click()
+        dialog = page.locator(".jp-Dialog")
+        dialog.locator("select[name=type]").select_option("dynamics")
+        dialog.locator("input[name=title]").fill("Tree menu paper")
+        dialog.get_by_role("button", name="Create").click()
+    opened.value.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
+    created = notebook_server.root / "drafts" / "Tree-menu-paper.ipynb"  # in the folder shown
+    nb = json.loads(created.read_text("utf-8"))
+    assert nb["metadata"]["mechnb"]["paper_type"] == "dynamics"
+    opened.value.close()

@@ -41,6 +41,9 @@ def test_set_role_from_cell_context_menu_writes_metadata(page: Any, lab_server: 
     values = dialog.locator("datalist option").evaluate_all(
         "options => options.map(o => o.value || o.textContent)")
     assert sum(v.startswith("title — ") for v in values) == 1, values
+    # the pre-filled role and its purpose are shown whole, not cut at the field's edge
+    assert field.input_value()  # the current role, pre-filled
+    assert field.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), field.input_value()
     field.fill("tit")  # the one role that starts with it
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "set-role-dialog.png"))
@@ -116,6 +119,16 @@ def test_mech_check_output_rows_select_their_cell(page: Any, lab_server: Server)
     page.wait_for_function(
         "(i) => window.jupyterapp.shell.currentWidget.content.activeCellIndex === i",
         arg=THEOREM_CELL)
+    # the rows number cells as the notebook shows them: a cell inserted above (not saved) moves
+    # the theorem to cell 6, and its row says so (the kernel numbered the saved file)
+    theorem_id = nb.cells()[THEOREM_CELL]["id"]
+    number = page.locator(f".mechnb-cell-number[data-mechnb-cell-id='{theorem_id}']").first
+    assert number.inner_text() == f"cell {THEOREM_CELL + 1}"
+    nb.eval("panel.content.model.sharedModel.insertCell(0, {cell_type: 'markdown',"
+            " source: 'A new first cell.'}); return 1;")
+    page.wait_for_function("(n) => [...document.querySelectorAll('.mechnb-cell-number')]"
+                           ".some(s => s.textContent === n)", arg=f"cell {THEOREM_CELL + 2}")
+    assert number.inner_text() == f"cell {THEOREM_CELL + 2}"
 
 
 @pytest.mark.tex
@@ -210,11 +223,20 @@ def test_check_panel_puts_errors_first_and_summarises_template_slots(
     nb = NotebookPage(page, lab_server, "fresh_scaffold.ipynb").open()
     nb.select(0)
     page.locator(".jp-mechnb-check-button").first.click()
+    # a cell still as the template inserted it is a note (MECH025 info): Notes start folded
+    page.locator(".jp-mechnb-findings-group[data-group='info']").click()
     summary = page.locator(".jp-mechnb-slot-summary > summary")
     summary.wait_for()
     assert summary.count() == 1
     assert "unfilled template slots in" in summary.inner_text()
     assert "first: [" in summary.inner_text()
+    # counted as the text report counts them: every slot, not one per cell's finding
+    from mechnb.checker import check
+    from mechnb.checker.report import slot_summary
+
+    slots = [f for f in check(target) if f.code == "MECH025"]
+    expected = slot_summary(slots).split(" — ")[0]
+    assert summary.inner_text().split(" — ")[0] == expected, (summary.inner_text(), expected)
     # the slots are listed only when the summary is opened; errors come before everything
     severities = page.locator(".jp-mechnb-findings-list > li > .jp-mechnb-finding").evaluate_all(
         "(els) => els.map(e => e.className.split('jp-mechnb-severity-')[1])")

@@ -47,3 +47,41 @@ def test_every_reference_has_an_id_and_is_cited(notebook: str) -> None:
         assert arxiv or doi, f"{key}: no arXiv eprint (with archiveprefix) and no DOI"
     cited = {site.name for site in Document(read_paper(NOTEBOOKS / notebook)).citations}
     assert set(entries) <= cited, f"never cited: {sorted(set(entries) - cited)}"
+
+
+# ---- provenance: where each reference's identifier was checked (issue 39) ------------------
+
+BIBS = sorted(NOTEBOOKS.glob("*.bib"))
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _sources(bib: Path) -> dict[str, list[str]]:
+    """``<stem>.sources.tsv`` beside the ``.bib``: key, id, checked_at, date (a header row
+    starting with ``key`` is allowed)."""
+    path = bib.with_suffix(".sources.tsv")
+    assert path.is_file(), f"{bib.name}: no {path.name} records where its references were checked"
+    rows: dict[str, list[str]] = {}
+    for line in path.read_text("utf-8").splitlines():
+        if not line.strip() or line.startswith("key\t"):
+            continue
+        cells = line.split("\t")
+        assert len(cells) == 4, f"{path.name}: {line!r} is not key, id, checked_at, date"
+        rows[cells[0]] = cells
+    return rows
+
+
+@pytest.mark.parametrize("bib", BIBS, ids=lambda p: p.stem)
+def test_every_reference_has_a_recorded_source(bib: Path) -> None:
+    """Every entry's arXiv id or DOI was checked against its abstract page, and where is written
+    down beside the ``.bib`` (fails for a bibliography whose sources file is not there yet)."""
+    rows = _sources(bib)
+    for key, fields in _entries(bib).items():
+        assert key in rows, f"{bib.name}: {key} has no row in {bib.stem}.sources.tsv"
+        _, ident, checked_at, date = rows[key]
+        expected = ({f"arXiv:{fields['eprint']}"} if fields.get("eprint") else set()) | (
+            {f"doi:{fields['doi']}"} if fields.get("doi") else set())
+        assert ident in expected, f"{key}: the sources file says {ident}, the .bib {expected}"
+        assert checked_at.strip(), f"{key}: where it was checked is empty"
+        assert _DATE.fullmatch(date), f"{key}: {date!r} is not a date (YYYY-MM-DD)"
+    stale = set(rows) - set(_entries(bib))
+    assert not stale, f"{bib.stem}.sources.tsv lists keys the .bib no longer has: {sorted(stale)}"

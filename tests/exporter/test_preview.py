@@ -171,6 +171,11 @@ def test_synctex_both_ways(paper: Path) -> None:
     assert para is not None
     back = preview.source_at(paper, para.page, para.x + 20, para.y + para.height / 2, nb)
     assert back is not None and back["cell"] == 2 and back["line"] == 3
+    # the whole cell's box ("Show in PDF") covers both paragraphs, not only the first line
+    whole = preview.place_of(paper, 2, nb)
+    assert whole is not None and whole.page == para.page
+    assert whole.y <= para.y + 0.5 and whole.y + whole.height >= para.y + para.height - 0.5
+    assert whole.height > 2 * para.height
 
 
 def test_synctex_follows_moved_cells(paper: Path) -> None:

@@ -51,7 +51,7 @@ def test_scaffold_compiles_fresh_and_run_but_never_passes(tmp_path: Path, paper_
     NotebookClient(nb, timeout=120, kernel_name="python3", resources={
         "metadata": {"path": str(tmp_path)}}).execute()
     experiments = [c for c in nb.cells if c.cell_type == "code"
-                   and c.metadata["mechnb"]["role"] == "experiment"]
+                   and c.metadata.get("mechnb", {}).get("role") == "experiment"]
     assert experiments
     for cell in experiments:  # every skeleton draws its (placeholder) figure in the kernel
         assert any("image/png" in o.get("data", {}) for o in cell.outputs), cell.source[:80]
@@ -64,5 +64,5 @@ def test_scaffold_compiles_fresh_and_run_but_never_passes(tmp_path: Path, paper_
     # run or not, a scaffold's experiments are placeholders: check does not let them pass
     errors = [(f.code, f.cell) for f in check(path) if f.severity == Severity.ERROR]
     code_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"
-                  and c.metadata["mechnb"]["role"] == "experiment"]
+                  and c.metadata.get("mechnb", {}).get("role") == "experiment"]
     assert errors == [("MECH046", i) for i in code_cells]

@@ -62,7 +62,11 @@ def test_scaffold_notebook_validates(paper_type: str, lang: str) -> None:
     assert nb["metadata"]["mechnb"] == {"title": "A Probe", "lang": lang,
                                         "paper_type": paper_type}
     assert nb["metadata"]["kernelspec"]["name"] == "python3"
-    assert nb["cells"][0]["source"] == "# A Probe"
+    # the first cell loads the magics (a new kernel, or one restarted, has not), the title next
+    assert nb["cells"][0]["cell_type"] == "code"
+    assert nb["cells"][0]["source"].splitlines()[-1] == "%load_ext mechnb"
+    assert "mechnb" not in nb["cells"][0]["metadata"]  # a working cell: never exported
+    assert nb["cells"][1]["source"] == "# A Probe"
     assert len({c["id"] for c in nb["cells"]}) == len(nb["cells"])
     paper = paper_from_dict(nb)
     assert list(paper.findings) == []
@@ -72,7 +76,7 @@ def test_scaffold_notebook_validates(paper_type: str, lang: str) -> None:
 def test_without_a_title_the_metadata_has_none() -> None:
     nb = scaffold_notebook("dynamics")
     assert "title" not in nb["metadata"]["mechnb"]
-    assert nb["cells"][0]["source"].startswith("# ") and "[" in nb["cells"][0]["source"]
+    assert nb["cells"][1]["source"].startswith("# ") and "[" in nb["cells"][1]["source"]
 
 
 @pytest.mark.parametrize(("paper_type", "lang"), ALL, ids=ids(ALL))

@@ -283,9 +283,10 @@ def test_experiment_kinds_bring_markdown_and_a_declaring_code_cell(kind: str, la
     assert code.source.splitlines()[0] == f"# validates: thm:main ({kind})"
     assert code.metadata["mechnb"]["label"] == "exp:probe"
     assert "thm:main" in code.metadata["mechnb"]["caption"]
-    # the text names the figure as a slot: \\cref to an unrun cell's label would print ?? (MECH045)
-    assert "\\cref{exp:probe}" not in cells[0].source
-    assert {"en": "igure exp:probe]", "zh": "[图 exp:probe]"}[lang] in cells[0].source
+    # the text refers to the figure with \\cref (until the cell runs, the PDF prints the label
+    # as a visible placeholder, [exp:probe]: tests/exporter/test_desk_small_things.py)
+    assert "\\cref{exp:probe}" in cells[0].source
+    assert "exp:probe]" not in cells[0].source
     # pending until it measures something: the sentinel, no made-up data, caught by MECH046
     assert PENDING_SENTINEL.match(code.source.splitlines()[1])
     assert "rng" not in code.source and "random" not in code.source
