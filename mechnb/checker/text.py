@@ -15,6 +15,7 @@ from urllib.parse import unquote
 from ..findings import Finding, Severity
 from ..lazyre import lazy
 from ..paper_paths import resolve_in_folder
+from ..tex.escape import is_safe_label
 from ..tex.gate import BUILTIN_TEMPLATES
 from .document import WORD, Document, finding
 
@@ -151,8 +152,8 @@ BAD_NAME = lazy(r"[\s#%\\{}$&~^,]")
 
 def check_names(doc: Document, rule: Rule) -> Iterator[Finding]:
     """Labels, references, citation keys and ``validates`` entries use characters TeX accepts."""
-    def bad(name: str) -> bool:
-        return bool(BAD_NAME.search(name.strip()))
+    def bad(name: str) -> bool:  # a label may hold single spaces between words (LaTeX keeps them)
+        return bool(name.strip()) and not is_safe_label(name.strip())
 
     for c in doc.cells:
         for key, names in (("label", [c.label] if c.label else []),
@@ -160,8 +161,9 @@ def check_names(doc: Document, rule: Rule) -> Iterator[Finding]:
             for name in names:
                 if bad(name):
                     yield rule.at(doc, f"metadata.mechnb.{key} {name[:60]!r} contains characters "
-                                       f"a LaTeX label cannot hold (spaces, # % \\ {{ }} $ & ~ "
-                                       f"^ ,); rename it, e.g. thm:main", c.index, None, (name,))
+                                       f"a LaTeX label cannot hold (# % \\ {{ }} $ & ~ ^ , or "
+                                       f"spaces at its ends or doubled); rename it, e.g. "
+                                       f"thm:main", c.index, None, (name,))
     for name, sites in doc.label_sites.items():
         for site in sites:
             if site.command == "label" and bad(name):
@@ -173,7 +175,7 @@ def check_names(doc: Document, rule: Rule) -> Iterator[Finding]:
                                f"characters LaTeX cannot hold; fix the name", site.cell,
                           site.offset, (site.name,))
     for site in doc.citations:
-        if bad(site.name):
+        if BAD_NAME.search(site.name.strip()):
             yield rule.at(doc, f"citation key {site.name[:60]!r} contains characters BibTeX keys "
                                f"cannot hold in the .tex (spaces, # % \\ {{ }} $ & ~ ^); fix "
                                f"the key", site.cell, site.offset, (site.name,))

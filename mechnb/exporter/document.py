@@ -18,7 +18,7 @@ from ..notebook import Cell, Paper
 from ..paper_paths import UnsafeFileError, read_regular, resolve_in_folder
 from ..roles import Role, get_role
 from ..tex.comments import mask_comments
-from ..tex.escape import escape_latex, is_safe_name
+from ..tex.escape import escape_latex, is_safe_label
 from ..tex.gate import is_latex_raw, raw_format
 from ..tex.markers import cell_tokens, token_index
 from .codes import export_finding
@@ -158,7 +158,7 @@ class _Builder:
             title: str | None = None, label: str | None = None) -> None:
         if label is not None and label in self.ctx.labels:
             label = None  # the cell's text already places this \label
-        elif label is not None and not is_safe_name(label):
+        elif label is not None and not is_safe_label(label):
             self.ctx.add_finding("invalid-label", f"label {label!r} contains characters TeX "
                                  "cannot use in \\label (spaces, # % \\ { } $ & ~ ^); it is "
                                  "left out — rename it, e.g. thm:main")
@@ -305,7 +305,7 @@ class _Builder:
         if role is not None and role.latex_kind == "evidence":
             # a figure/experiment cell's caption and label go to its first image
             ctx.figure_caption = markdown_inline(ctx, cell.caption) if cell.caption else None
-            ctx.figure_label = cell.label if cell.label and is_safe_name(cell.label) else None
+            ctx.figure_label = cell.label if cell.label and is_safe_label(cell.label) else None
         body = markdown_block(ctx, source)
         ctx.figure_caption = ctx.figure_label = None
         title = markdown_inline(ctx, cell.title) if cell.title and role else None

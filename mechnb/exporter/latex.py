@@ -174,6 +174,8 @@ def environment_definitions(lang: str, guarded: bool = False) -> str:
                 lines.append(fill(fmts["theoremstyle"], fields, "environments.tex"))
             key = "environment-first" if counter is None else "environment"
             lines.append(define(key, fields))
+            if guarded and counter is None:
+                lines.append(fill(fmts["guarded-counter"], fields, "environments.tex"))
             lines.append(fill(fmts["environment-crefname"], fields, "environments.tex"))
             counter = counter or role.latex["env"]
         elif role.latex_kind == "box":

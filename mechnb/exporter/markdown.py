@@ -23,7 +23,7 @@ from markdown_it.token import Token
 from ..lazyre import lazy
 from ..notebook import CJK_RE
 from ..paper_paths import UnsafeFileError, read_regular, resolve_in_folder
-from ..tex.escape import escape_latex, escape_url, is_safe_name
+from ..tex.escape import escape_latex, escape_url, is_safe_label, is_safe_name
 from ..tex.markdown import CITE_COMMANDS, parse, parser
 from ..tex.mathcompat import rewrite_math
 from .context import RenderContext, verbatim
@@ -566,7 +566,8 @@ class LatexRenderer:
     def latex_ref(self, t: Token, siblings: Sequence[Token], k: int) -> str:
         command = t.meta["command"]
         names = [n.strip() for n in t.meta["keys"].split(",")]
-        bad = [n for n in names if n and not is_safe_name(n)]
+        safe = is_safe_name if command in CITE_COMMANDS else is_safe_label
+        bad = [n for n in names if n and not safe(n)]
         if bad:
             slug = "invalid-citation-key" if command in CITE_COMMANDS else "invalid-label"
             self.ctx.add_finding(slug, f"\\{command}{{{t.meta['keys'][:60]}}} names "

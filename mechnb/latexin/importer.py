@@ -281,6 +281,11 @@ def template_text(paper: LatexPaper, available: set[str] | None = None) -> str:
     if in_body:
         body += ("\n% Definitions " + paper.source.main.name + " makes in its body\n"
                  + "\n".join(d.strip() for d in in_body))
+    if _KERNEL_THEOREMS.search(body) and not _THEOREM_PACKAGE.search(mask_comments(body)):
+        # LaTeX's own \newtheorem, then amsthm loaded after it (for mechnb's proofs and
+        # styles) breaks every such theorem ("No counter 'Definition' defined"): amsthm
+        # goes first, unless the class brings its own proof (llncs)
+        head += _AMSTHM_FIRST
     tail = _MECHNB_NEEDS.lstrip("\n")
     if paper.lang == "zh":  # Chinese references and theorem heads, as mechnb's ctexart has them
         tail = tail.replace("((( environments )))", "((( zh_typesetting )))\n((( environments )))")
@@ -289,6 +294,11 @@ def template_text(paper: LatexPaper, available: set[str] | None = None) -> str:
             + head + body + "\n" + tail)
 
 
+_KERNEL_THEOREMS = re.compile(r"^[^%\n]*\\newtheorem(?![A-Za-z@])", re.M)
+_THEOREM_PACKAGE = re.compile(r"\\(?:usepackage|RequirePackage)\s*(?:\[[^\]]*\])?\s*\{[^{}]*"
+                              r"\b(?:amsthm|ntheorem|thmtools|theorem)\b")
+_AMSTHM_FIRST = ("\\makeatletter\\@ifundefined{proof}{\\RequirePackage{amsthm}}{}\\makeatother"
+                 "% mechnb: before the paper's \\newtheorem\n")
 _SUBSTITUTED = re.compile(r"\\[A-Za-z]+\*?\s*\{?\s*\\begin\b")
 """A definition of an environment-opening macro in the body, which the reader has already
 replaced by the environment it opens (``\\newcommand{\\begin{equation}}…``): not carried."""

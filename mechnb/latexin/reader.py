@@ -39,7 +39,7 @@ from pylatexenc.latexwalker import (
 )
 
 from ..notebook import CJK_RE
-from ..tex.comments import comment_spans, mask_comments
+from ..tex.comments import comment_spans, literal_spans, mask_comments
 from ..tex.escape import is_safe_name
 from .convert import LISTS, MATH_ENVIRONMENTS, Converter, Markdown, Unconvertible
 from .preamble import (
@@ -720,6 +720,7 @@ def read_latex(path: str | Path, *, keep_hidden: bool = True,
     try:
         with _deep_enough(depth):
             marked, marks = _marked(text, body_pos, body_end)
+            marked = _blank_definitions(marked, decl.spans, body_pos, body_end)
             walker = LatexWalker(marked, latex_context=_context_db(envs),
                                  tolerant_parsing=True)
             try:
@@ -807,6 +808,27 @@ def nesting_depth(text: str, start: int = 0, end: int | None = None) -> tuple[in
     return deepest, at
 
 
+def _blank_definitions(text: str, spans: list[tuple[int, int]], start: int, end: int) -> str:
+    """``text`` with the definitions the body makes that open or close an environment
+    (``\\newenvironment{block}{\\begin{minipage}…}{\\end{minipage}}``) blanked for pylatexenc
+    (same length): read as text, their lone ``\\begin`` would swallow the rest of the paper.
+    The template carries them; the cells never held them."""
+    cuts = [(a, b) for a, b in spans if start <= a < b <= end
+            and re.search(r"\\(?:begin|end)(?![A-Za-z@])", text[a:b])]
+    if not cuts:
+        return text
+    parts: list[str] = []
+    cursor = 0
+    for a, b in sorted(cuts):
+        if a < cursor:
+            continue
+        blank = re.sub(r"[^\n]", " ", text[a:b])
+        parts += [text[cursor:a], blank]
+        cursor = b
+    parts.append(text[cursor:])
+    return "".join(parts)
+
+
 RUN = 2048
 """Characters pylatexenc reads in one stretch of plain text before ``_marked`` breaks it."""
 _BREAK = re.compile(r"[\\{}$%&~]")
@@ -850,6 +872,11 @@ def _marked(text: str, start: int, end: int) -> tuple[str, list[int]]:
                     marks.append(found.start())
                 target = found.start() + RUN
         a = b + 1
+    if "%" in text[start:end]:  # a % in a \url/\href target is part of the address (%D0%A3)
+        for lo, hi in literal_spans(text[:end]):
+            if lo >= start:
+                marks += [k for k in range(lo, hi) if text[k] == "%"]
+        marks.sort()
     if not marks:
         return text[:end], []
     parts: list[str] = []

@@ -41,6 +41,15 @@ def is_safe_name(name: str) -> bool:
     ends the argument, starts a comment or a command: spaces, ``# % \\ { } $ & ~ ^ ,``)."""
     return bool(name) and _BAD_NAME_RE.search(name) is None
 
+
+def is_safe_label(name: str) -> bool:
+    """True if ``name`` can be written inside ``\\label{}`` / ``\\ref{}`` as is: as
+    ``is_safe_name``, except that single spaces between words are allowed — LaTeX keeps them in
+    a label (``\\label{sec:my intro}`` and ``\\ref{sec:my intro}`` name the same key), while a
+    BibTeX key cannot hold one."""
+    return (bool(name) and name == name.strip(" ") and "  " not in name
+            and is_safe_name(name.replace(" ", "_")))
+
 URL_SPECIALS: dict[str, str] = {"\\": "/", "%": r"\%", "#": r"\#", "{": "%7B", "}": "%7D"}
 """Characters that cannot appear raw inside ``\\href{...}`` / ``\\url{...}``."""
 

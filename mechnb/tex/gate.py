@@ -40,8 +40,11 @@ from ..lazyre import lazy
 from .scan import (
     DANGEROUS_ENVIRONMENTS,
     PATH_COMMANDS,
+    changes_comment_character,
     command_reason,
     find_dangerous,
+    find_leaks,
+    keeps_comment_character,
     path_reason,
 )
 
@@ -399,6 +402,10 @@ def _file_command(text: str, pos: int, name: str, files: Mapping[str, bytes]
     else:
         found = _file_named(arg, files, ("", ".tex"))
         missing = [arg] if found is None or not _is_tex_file(found) else []
+    if missing and name == "includegraphics" and missing[0].strip().lower().endswith(".eps"):
+        return m.end(), (f"includes the EPS figure {missing[0][:60]!r}, which pdfLaTeX reads only "
+                         "through a conversion that needs shell escape (never enabled); convert "
+                         "it once next to the paper (epstopdf, Ghostscript) and include the PDF")
     if missing:
         return m.end(), (f"makes TeX read {missing[0][:60]!r}, which is not one of the paper's "
                          "judged files")
@@ -816,6 +823,7 @@ def judge_document(tex: str, regions: Iterable[Region], files: Mapping[str, byte
             return None, PREAMBLE_WHERE, None, None
         return None, _FIELD_WHERE.get(region.kind, f"the document ({region.kind})"), None, None
 
+    comments = _comments_stay(tex, judged, files)
     for region in sorted(judged, key=lambda r: r.start):
         text = tex[region.start:region.end]
         if region.source == "own":
@@ -826,7 +834,11 @@ def judge_document(tex: str, regions: Iterable[Region], files: Mapping[str, byte
             hits = [h for h in judge(text, "document", defined, limit=limit, files=files)
                     if h.verdict == REFUSED and _loader(h.snippet) not in PREAMBLE_LOADERS]
             hits += _odd_package_names(text)
-        elif region.source in ("template", "template-file"):
+        elif region.source == "template-file":  # approved as a whole, pinned by its hash
+            hits = [Hit(d.offset, d.snippet, REFUSED, d.reason)
+                    for d in find_leaks(text, at_letter=None, comments=comments,
+                                        limit=limit)]
+        elif region.source == "template":
             hits = [Hit(d.offset, d.snippet, REFUSED, d.reason)
                     for d in find_dangerous(text, keys=True, limit=limit, template=True)]
         else:
@@ -880,7 +892,7 @@ def judge_document(tex: str, regions: Iterable[Region], files: Mapping[str, byte
                                             + part), first if first >= 0 else None,
             content=content))
     for name, data in sorted(files.items()):
-        _judge_file(name, data, out, limit)
+        _judge_file(name, data, out, limit, comments)
     out.review.sort(key=lambda r: (r.cell is not None, r.cell or 0, r.offset or 0))
     return out
 
@@ -908,8 +920,34 @@ def _loader(snippet: str) -> str | None:
     return m.group(1) if m else None
 
 
-def _judge_file(name: str, data: bytes, out: Assessment, limit: int) -> None:
-    """Judge one file of the build folder by how TeX reads it."""
+def _comments_stay(tex: str, judged: Iterable[Region], files: Mapping[str, bytes]) -> bool:
+    """Whether ``%`` starts a comment wherever a whole approved file is read: no template or
+    style changes it (they are read at the top level, so a change lasts), and every TeX file
+    that changes it undoes the change by its own end (``scan.keeps_comment_character``).
+    When not, every whole file is judged with its comments read as TeX (conservative)."""
+    for region in judged:
+        if region.source == "template-file" and changes_comment_character(
+                tex[region.start:region.end]):
+            return False
+    for name, data in files.items():
+        kind = file_kind(name)
+        if kind in ("image", "bib"):
+            continue
+        text = data.decode("utf-8", "replace")
+        if changes_comment_character(text) and (kind == "style"
+                                                or not keeps_comment_character(text)):
+            return False
+    return True
+
+
+def _judge_file(name: str, data: bytes, out: Assessment, limit: int,
+                comments: bool = True) -> None:
+    """Judge one file of the build folder by how TeX reads it.
+
+    A style, class or ``.bst`` file and a TeX file the paper ``\\input``s are approved as a
+    whole, by their hash (any change revokes the approval): TeX's ordinary programming is
+    allowed there and what reads or writes files stays refused (``scan.find_leaks``; the
+    import places each refusal at the file's line)."""
     kind = file_kind(name)
     if kind == "image":
         return
@@ -928,7 +966,8 @@ def _judge_file(name: str, data: bytes, out: Assessment, limit: int) -> None:
                                          "BibTeX copies into the paper",
                                          digest("bib", text), content=text))
         return
-    for d in find_dangerous(text, keys=True, limit=limit, template=True):
+    for d in find_leaks(text, at_letter=True if kind == "style" else None, comments=comments,
+                        limit=limit):
         if len(out.refused) < limit:
             out.refused.append(Refusal(None, None, where, d.snippet, d.reason))
     # a venue style is approved once for every notebook that uses it: its content alone

@@ -514,3 +514,360 @@ def find_dangerous(text: str, *, keys: bool = True, limit: int | None = None,
             if limit is not None and len(found) >= limit:
                 break
     return found
+
+
+# ------------------------------------------- files approved as a whole (styles, classes, …)
+#
+# A venue style, class or BibTeX style the paper ships, the paper's own preamble (its
+# template) and the TeX files it \inputs are reviewed as a whole and approved by their hash:
+# any change revokes the approval. Inside them TeX's ordinary programming is allowed —
+# \csname, \catcode, \font, \def with parameters, \expandafter, ^^J — as venue styles use it;
+# what reads or writes files, runs programs or talks to the PDF driver stays refused, each
+# place read as TeX reads it (comments skipped while % is a comment character; in a style or
+# class file @ is a letter, so \@@input is TeX's \input primitive and \end@float is not \end).
+
+_SPELLED = "spells the name of a command that"
+_INTERNAL_READERS: dict[str, str] = {
+    "@@input": "input", "@input": "input", "@iinput": "input", "@input@": "input",
+    "@obsoletefile": "input", "@@end": "", "input@path": "input@path",
+    "Ginput@path": "input@path", "@addtofilelist": "", "@filef@und": "",
+}
+"""LaTeX's internal names (with @ as a letter) that read files: judged as the command they
+stand for (an empty value: harmless bookkeeping)."""
+_AT_WORD = lazy(r"(?<!\\)(?P<run>\\+)(?P<word>[A-Za-z@]*@[A-Za-z@]*)")
+_CATCODE_CHAR = lazy(r"`(?:\\)?(?:\^\^(?:[0-9a-f]{2}|[\x00-\x7f])|[\s\S])"
+                     r"|\d+|\"[0-9A-Fa-f]+|'[0-7]+")
+_CATCODE_VALUE = lazy(r"[ \t]*=?[ \t]*(?:(?P<num>\d+)|\\(?P<name>[A-Za-z@]+)"
+                      r"(?P<the>[ \t]*\\catcode)?)")
+_CATCODE_NAMES = {"active": 13, "other": 12, "letter": 11, "@ne": 1, "tw@": 2, "thr@@": 3,
+                  "z@": 0, "sixt@@n": 16}
+_CATCODE = lazy(r"(?<!\\)(?:\\\\)*\\catcode(?![A-Za-z@])[ \t]*")
+_MAKEOTHER = lazy(r"(?<!\\)(?:\\\\)*\\(?:@makeother|makeother)(?![A-Za-z@])[ \t]*\\(.)")
+_BULK_CATCODES = lazy(r"(?<!\\)(?:\\\\)*\\(?:dospecials|@sanitize|scantokens|scantextokens)"
+                      r"(?![A-Za-z@])")
+_VERBATIM_READERS = lazy(r"(?<!\\)(?:\\\\)*\\(?:verb|Verb|lstinline|mintinline|url|path|href"
+                         r"|begin[ \t]*\{(?:verbatim|Verbatim|lstlisting|minted|comment)\*?\})"
+                         r"(?![A-Za-z@])")
+"""Where ``%`` stops being a comment for a stretch of text (a verbatim argument or body)."""
+_CSNAME = lazy(r"(?<!\\)(?:\\\\)*\\(?:csname|begincsname)(?![A-Za-z@])")
+_COPIES_CATCODE = lazy(r"\\(?:let|futurelet)[ \t]*\\(?:[A-Za-z@]+|.)[ \t]*=?[ \t]*\\catcode"
+                       r"(?![A-Za-z@])")
+_CSNAME_LITERAL = lazy(r"[ \t]*([A-Za-z@]+)[ \t]*\\endcsname(?![A-Za-z@])")
+_FONT_DEF = lazy(r"[ \t]*\\(?:[A-Za-z@]+|.)[ \t]*=?[ \t]*")
+_FONT_PLAIN = lazy(r"(?:[A-Za-z0-9_-]+|\"[^\"\[\]/\\~\n]{1,100}\")(?![^\s\\%}])")
+_WRITE_STREAM = lazy(r"[ \t]*(?:18|\\@?eighteen)(?![0-9])")
+_SPECIAL_SAFE = lazy(r"[ \t]*\{[ \t]*(?:papersize[ \t]*=[ \t]*[0-9.a-z, \\@]{1,80})[ \t]*\}")
+_WHOLE_PATH_COMMANDS = frozenset({"IfFileExists", "pgfimage", "includegraphics"})
+
+
+def _catcode_char(spec: str) -> str | None:
+    """The character a ``\\catcode`` assignment names (None: computed, so unknown)."""
+    if spec.startswith("`"):
+        if spec == "`#":
+            return None  # `#1: a macro's parameter, unknown here
+        body = spec[1:].lstrip("\\")
+        if body.startswith("^^") and len(body) > 2:
+            code = body[2:]
+            return chr(int(code, 16)) if len(code) == 2 else chr(ord(code) ^ 64)
+        return body[:1] or None
+    if spec.startswith('"'):
+        return chr(int(spec[1:], 16) % 0x110000)
+    if spec.startswith("'"):
+        return chr(int(spec[1:], 8) % 0x110000)
+    return chr(int(spec) % 0x110000)
+
+
+_SAVED_CATCODE = lazy(r"\\(?:[exg]?def|chardef|let)[ \t]*\\([A-Za-z@]+)[ \t]*=?[ \t]*\{?[ \t]*"
+                      r"(?:\\the[ \t]*)?\\catcode[ \t]*(`\\?.)")
+"""``\\edef\\x{\\the\\catcode`\\@}`` or ``\\chardef\\x=\\catcode`\\@``: a macro keeping a
+character's category, so that ``\\catcode`\\@=\\x`` later restores it."""
+
+
+_CATCODE_READ = lazy(r"(?:\\(?:the|number|ifnum|showthe|romannumeral)|(?:\\chardef[ \t]*"
+                     r"\\[A-Za-z@]+|\\count[0-9@]*|\\@tempcnt[ab])[ \t]*=?)[ \t]*$")
+"""What before ``\\catcode`` makes it a read of a category, not an assignment."""
+
+
+def _reads_catcode(text: str, start: int) -> bool:
+    """Whether the ``\\catcode`` at ``start`` is read (``\\the\\catcode`\\@``), not set."""
+    return _CATCODE_READ.search(text[max(0, start - 60):start]) is not None
+
+
+def _saved_catcodes(text: str) -> dict[str, str]:
+    """The macros ``text`` keeps a character's own category in (name → character)."""
+    saved: dict[str, str] = {}
+    for m in _SAVED_CATCODE.finditer(text):
+        char = _catcode_char(m.group(2))
+        if char is not None:
+            saved[m.group(1)] = char
+    return saved
+
+
+def _catcode_change(text: str, end: int, saved: dict[str, str] | None = None
+                    ) -> tuple[str | None, int | str | None, int]:
+    """``(character, category, end)`` of the ``\\catcode`` assignment whose operands start at
+    ``end``: a character of None is computed (``#1``, a counter); a category of None is
+    computed, ``"same"`` restores the character's own (``\\the\\catcode``, or a macro of
+    ``saved`` that kept it)."""
+    spec = _CATCODE_CHAR.match(text, end)
+    if spec is None:
+        return None, None, end
+    char = _catcode_char(spec.group())
+    value = _CATCODE_VALUE.match(text, spec.end())
+    if value is None:
+        return char, None, spec.end()
+    if value.group("num") is not None:
+        return char, int(value.group("num")), value.end()
+    name = value.group("name")
+    if name == "the" and value.group("the"):
+        return char, "same", value.end()
+    if saved and char is not None and saved.get(name) == char:
+        return char, "same", value.end()
+    return char, _CATCODE_NAMES.get(name), value.end()
+
+
+def _catcode_reason(char: str | None, category: int | str | None) -> str | None:
+    """Why a ``\\catcode`` assignment would let TeX read what the gate does not see."""
+    if char is None:
+        return ("changes the category of a character written as a parameter or counter, so "
+                "the gate cannot know which; write the character (\\catcode`\\@=11)")
+    if category == "same":
+        return None
+    if category is None:
+        return (f"gives {char!r} a category the gate cannot read (computed); write the number "
+                "or \\active / \\other / \\letter")
+    shown = repr(char)
+    if category == 0 and char != "\\":
+        return (f"makes {shown} an escape character, which would let it spell any command the "
+                "gate looks for")
+    if category == 7 and char != "^":
+        return (f"makes {shown} a superscript character, whose doubled form spells characters "
+                "by code (`^^5c` is a backslash)")
+    if char.isascii() and char.isalpha() and category != 11:
+        return (f"takes the letter {shown} out of command names, so a command the gate reads "
+                "as one word would end early (\\inputx would be \\input)")
+    return None
+
+
+def _comment_change(text: str) -> int | None:
+    """Where TeX ``text`` first may change how ``%`` is read for what follows (a
+    ``\\catcode`` of ``%`` or of a character it cannot name, ``\\@makeother\\%``,
+    ``\\dospecials``…), or None."""
+    first: int | None = None
+    bulk = _BULK_CATCODES.search(text)
+    if bulk is not None:
+        first = bulk.start()
+    for m in _MAKEOTHER.finditer(text):
+        if m.group(1) == "%":
+            first = m.start() if first is None else min(first, m.start())
+            break
+    saved = _saved_catcodes(text)
+    for m in _CATCODE.finditer(text):
+        if first is not None and m.start() >= first:
+            break
+        if _reads_catcode(text, m.end() - len(m.group().lstrip("\\")) - 1):
+            continue
+        char, category, _ = _catcode_change(text, m.end(), saved)
+        if char is None or (char == "%" and category not in (14, "same")):
+            first = m.start()
+            break
+    return first
+
+
+def changes_comment_character(text: str) -> bool:
+    """Whether TeX ``text`` may change how ``%`` is read for what follows it: then comments
+    are judged as TeX from there on (``find_leaks``), and in other files too unless this one
+    undoes it by its end (``keeps_comment_character``)."""
+    return _comment_change(text) is not None
+
+
+_SCOPE_ESCAPES = lazy(r"\\(?:global|gdef|xdef|aftergroup|egroup|globaldefs|csname|endcsname"
+                      r"|endinput|begingroup|endgroup|let|futurelet)(?![A-Za-z@])"
+                      r"|\\(begin|end)[ \t]*\{([^{}]{0,80})\}")
+
+
+def keeps_comment_character(text: str) -> bool:
+    """Whether a file that changes how ``%`` is read (``changes_comment_character``) undoes
+    it by its own end, as matplotlib's ``.pgf`` figures do: the whole file (after its leading
+    comments) is one ``\\begingroup`` … ``\\endgroup`` with no way out of that group in
+    between (``\\global``, ``\\gdef``, ``\\aftergroup``, another ``\\endgroup``, a
+    ``\\csname``, an ``\\end`` without its ``\\begin``)."""
+    body = _mask_comments(text).strip()
+    opener = re.match(r"\\begingroup(?![A-Za-z@])", body)
+    closer = re.search(r"\\endgroup(?![A-Za-z@])[%\s]*$", body)
+    if opener is None or closer is None or closer.start() < opener.end():
+        return False
+    stack: list[str] = []
+    for m in _SCOPE_ESCAPES.finditer(body, opener.end(), closer.start()):
+        if m.group(1) is None:
+            return False
+        name = m.group(2).strip()
+        if m.group(1) == "begin":
+            stack.append(name)
+        elif not stack or stack.pop() != name:
+            return False
+    return not stack
+
+
+def _mask_comments(text: str) -> str:
+    """``text`` with its comments blanked (offsets kept), read as TeX reads it: ``%`` after
+    an even run of backslashes starts a comment to the end of the line — until the first place
+    that may make ``%`` something else (a catcode change, a verbatim reader): from there on,
+    nothing is skipped."""
+    change = _comment_change(text)
+    stop = len(text) if change is None else change
+    for pattern in (_VERBATIM_READERS, _COPIES_CATCODE):
+        m = pattern.search(text, 0, stop)
+        if m is not None:
+            stop = m.start()
+    for m in _CSNAME.finditer(text, 0, stop):
+        if _CSNAME_LITERAL.match(text, m.end()) is None:
+            stop = m.start()  # a name built at run time might be \catcode
+            break
+    out: list[str] = []
+    pos = 0
+    k = 0
+    while True:
+        k = text.find("%", k, stop)
+        if k < 0:
+            break
+        run = 0
+        while k - run - 1 >= 0 and text[k - run - 1] == "\\":
+            run += 1
+        if run % 2:
+            k += 1
+            continue  # \% is a percent sign
+        line_end = k
+        while line_end < len(text) and text[line_end] not in "\r\n":
+            line_end += 1
+        if line_end > stop:  # the comment reaches past the stop: it ends there
+            line_end = len(text) if stop >= len(text) else line_end
+        out.append(text[pos:k])
+        out.append(" " * (line_end - k))
+        pos = k = line_end
+        if k >= stop:
+            break
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def find_leaks(text: str, *, at_letter: bool | None = True, comments: bool = True,
+               limit: int | None = None) -> list[DangerousTex]:
+    """The places of a file approved as a whole (a style, class or ``.bst`` the paper ships,
+    its own preamble, a TeX file it ``\\input``s) that read or write files, run programs or
+    reach the PDF driver: what stays refused even there (see the section comment above).
+
+    ``at_letter``: True when ``@`` is a letter (style and class files), None when it may be
+    either (a preamble, an input file: both readings are judged). ``comments``: skip comments
+    as TeX does (False when some judged file may change how ``%`` is read).
+    """
+    judged = _mask_comments(text) if comments else text
+    found: list[DangerousTex] = []
+    saved: dict[str, str] | None = None
+
+    def refuse(start: int, end: int, reason: str) -> None:
+        snippet = judged[start:max(end, start + 1)].split("\n", 1)[0].rstrip()
+        if len(snippet) > 60:
+            snippet = snippet[:57] + "…"
+        found.append(DangerousTex(start, snippet, reason))
+
+    for d in find_dangerous(judged, keys=True, template=True):
+        at = d.offset
+        word = re.match(r"\\+([A-Za-z]+)", judged[at:at + 60])
+        name = word.group(1) if word else None
+        after = at + (word.end() if word else 2)
+        if name is not None and at_letter is True and judged[after:after + 1] == "@":
+            continue  # \end@float, \input@path: another word, judged below
+        if name in ("csname", "begincsname", "UseName"):
+            literal = _CSNAME_LITERAL.match(judged, after)
+            spelled = literal.group(1) if literal else None
+            if spelled is not None and name == "UseName":
+                spelled = None
+            if spelled is None and name == "UseName":
+                group = re.match(r"[ \t]*\{[ \t]*([A-Za-z@]+)[ \t]*\}", judged[after:after + 200])
+                spelled = group.group(1) if group else None
+            why = None if spelled is None else (
+                command_reason(spelled) or command_reason(spelled.replace("@", "")))
+            if why is not None or spelled in ("catcode", "csname", "scantokens"):
+                refuse(at, after + (literal.end() - after if literal else 0),
+                       f"{_SPELLED} {why or 'changes how names are read'}")
+            continue
+        if name == "lastnamedcs":
+            continue
+        if name == "catcode":
+            if _reads_catcode(judged, at):
+                continue
+            if saved is None:
+                saved = _saved_catcodes(judged)
+            char, category, end = _catcode_change(judged, _skip_spaces(judged, after), saved)
+            why = _catcode_reason(char, category)
+            if why is not None:
+                refuse(at, end, why)
+            continue
+        if name == "font":
+            target = _FONT_DEF.match(judged, after)
+            if target is None or not target.group().strip().startswith("\\"):
+                continue  # \fontdimen2\font=…, \hyphenchar\font: the current font
+            if _FONT_PLAIN.match(judged, target.end()) is None:
+                refuse(at, target.end() + 20, "loads a font by a path or a name built from "
+                       "macros; write a TeX font name (\\font\\x=cmr10)")
+            continue
+        if name in ("immediate", "write"):
+            if name == "write" and _WRITE_STREAM.match(judged, after):
+                refuse(at, after + 4, "writes to stream 18, the shell")
+            continue
+        if name == "special":
+            if _SPECIAL_SAFE.match(judged, after) is None:
+                refuse(at, after + 40, d.reason)
+            continue
+        if name in _WHOLE_PATH_COMMANDS:
+            arg = _PATH_ARG.match(judged, after)
+            why = _READS if arg is None else path_reason(arg.group(1))
+            if why is not None:
+                refuse(at, arg.end() if arg else after, why)
+            continue
+        if name is None and judged.startswith("^^", at):
+            code = re.match(r"\^\^(?:([0-9a-f]{2})|([\x00-\x7f]))", judged[at:at + 4])
+            if code is not None:
+                value = int(code.group(1), 16) if code.group(1) else ord(code.group(2)) ^ 64
+                if value < 32 or value == 127:
+                    continue  # ^^J, ^^M, ^^I: control characters
+        found.append(DangerousTex(at, d.snippet, d.reason))
+    for m in _COPIES_CATCODE.finditer(judged):
+        refuse(m.start(), m.end(), "copies \\catcode under another name, which the gate "
+               "would not follow; write \\catcode itself")
+    if at_letter is not False:
+        for m in _AT_WORD.finditer(judged):
+            if len(m.group("run")) % 2 == 0:
+                continue
+            at_word: str = m.group("word")
+            stands = _INTERNAL_READERS.get(at_word, at_word.replace("@", ""))
+            end = m.end()
+            if stands == "input@path":
+                group = re.match(r"[ \t]*\{((?:\{[^{}]{0,300}\}[ \t]*){1,20})\}",
+                                 judged[end:end + 7000])
+                paths = re.findall(r"\{([^{}]*)\}", group.group(1)) if group else []
+                why = next((path_reason(p) for p in paths if path_reason(p)), None)
+                if why is not None:
+                    refuse(m.start(), end, f"puts a folder on TeX's input path: {why}")
+                continue
+            if not stands or stands in TEMPLATE_ALLOWED:
+                continue
+            if stands in TEMPLATE_PATH_COMMANDS:
+                arg = _PATH_ARG.match(judged, end)
+                why = (f"reads a file whose name is not written in place (\\{at_word})"
+                       if arg is None else path_reason(arg.group(1)))
+            else:
+                why = command_reason(stands)
+                if stands in ("csname", "catcode", "font", "write", "immediate", "special"):
+                    why = None  # an internal name built on a programming primitive
+            if why is not None:
+                refuse(m.start(), end, why)
+    found.sort(key=lambda d: d.offset)
+    return found if limit is None else found[:limit]
+
+
+def _skip_spaces(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t":
+        pos += 1
+    return pos

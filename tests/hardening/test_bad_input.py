@@ -71,7 +71,7 @@ def test_outside_files_and_bad_labels_never_reach_the_export(tmp_path: Path) -> 
     blobs = b"".join(result.resources.values()) + result.latex.encode()
     assert b"SECRET" not in blobs
     assert b"INSIDE" in blobs
-    for piece in ("\\textbf{X}", "\\label{b}", "/etc/hostname", "\\input{", "\\label{a b}",
+    for piece in ("\\textbf{X}", "\\label{b}", "/etc/hostname", "\\input{", "\\label{a~b}",
                   "k%x", "SECRET-TEMPLATE"):
         assert piece not in result.latex, piece
     codes = sorted(f.code for f in result.findings)

@@ -93,6 +93,7 @@ def test_the_imported_paper_compiles_with_its_venue_and_files(
     words = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
                            check=True).stdout
     assert "Published at Venue 2099" in words  # the venue style, with its [accepted] option
+    assert "Main track" in words  # printed through the style's \csname and \font
     assert "Matching score bars" in words  # the .pgf the paper inputs
     assert "see Eq. (1)" in words  # the paper's own \def\eqref, not amsmath's
     assert "The appendix argument read from the main folder." in words
@@ -201,9 +202,11 @@ def test_a_missing_package_names_the_debian_package_and_a_refused_bst_gives_way(
         "\\begin{document}\nText \\citep{k}.\n\\bibliographystyle{venuebib}\n"
         "\\bibliography{refs}\n\\end{document}\n", encoding="utf-8")
     (paper / "refs.bib").write_text("@misc{k, title={T}, year={2020}}\n", encoding="utf-8")
-    # a BibTeX style whose output builds command names: the gate refuses it
+    # a BibTeX style whose output spells \input of a file outside the paper: the gate refuses
+    # it (a harmless \csname url\endcsname is TeX programming, allowed in a whole-file review)
     (paper / "venuebib.bst").write_text(
-        'FUNCTION {begin.bib}\n{ "\\csname url\\endcsname" write$ newline$ }\n',
+        'FUNCTION {begin.bib}\n{ "\\csname url\\endcsname" write$ newline$\n'
+        '  "\\csname input\\endcsname{/etc/hostname}" write$ newline$ }\n',
         encoding="utf-8")
     result = import_latex(paper / "main.tex", tmp_path / "nb" / "p.ipynb")
     missing = [f for f in result.findings if f.code == "MECH870"]
