@@ -80,6 +80,8 @@ def test_cell_properties_dialog_edits_caption_label_validates(page: Any,
     assert apply.is_disabled()
     label.fill("fig:formation time")
     assert "cannot hold a space" in hint.inner_text() and apply.is_disabled()
+    label.press("Enter")  # held: the dialog stays open with what was typed
+    assert dialog.is_visible() and label.input_value() == "fig:formation time"
     label.fill("fig:formation")
     assert not apply.is_disabled()
     assert "mechnb-form-error" not in (hint.get_attribute("class") or "")
