@@ -96,7 +96,10 @@ test: tex chromium install
 ## JupyterLab on notebooks/ with the extension.
 ## Real-time collaboration (jupyter-collaboration, installed for the tests) stays off unless
 ## asked for with `make lab RTC=1`: an extra config dir turns its server and lab extensions off.
+## LAB_DIR: the folder JupyterLab opens; LAB_ARGS: more `jupyter lab` options (the browser test
+## of this target passes a port and a token).
 LAB_CONFIG := build/lab-config
+LAB_DIR ?= notebooks
 lab: install
 	@if [ "$(RTC)" != "1" ]; then \
 		mkdir -p $(LAB_CONFIG)/labconfig; \
@@ -105,9 +108,9 @@ lab: install
 		echo '{"disabledExtensions": {"@jupyter/collaboration-extension": true, "@jupyter/docprovider-extension": true}}' \
 			> $(LAB_CONFIG)/labconfig/page_config.json; \
 		echo "JupyterLab without real-time collaboration (make lab RTC=1 turns it on)"; \
-		JUPYTER_CONFIG_PATH=$(CURDIR)/$(LAB_CONFIG) $(BIN)/jupyter lab --notebook-dir=notebooks; \
+		JUPYTER_CONFIG_PATH=$(CURDIR)/$(LAB_CONFIG) $(BIN)/jupyter lab --notebook-dir=$(LAB_DIR) $(LAB_ARGS); \
 	else \
-		$(BIN)/jupyter lab --notebook-dir=notebooks; \
+		$(BIN)/jupyter lab --notebook-dir=$(LAB_DIR) $(LAB_ARGS); \
 	fi
 
 ## The documentation site (MkDocs, strict: a broken link or anchor fails) into build/site/;

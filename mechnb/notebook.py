@@ -27,7 +27,7 @@ CELL_FIELDS: dict[str, type | tuple[type, ...]] = {
 PAPER_FIELDS: dict[str, type | tuple[type, ...]] = {
     "title": str, "authors": list, "lang": str, "paper_type": str, "bibliography": str,
     "template": str, "checks": dict, "engine": str, "style": (dict, str),
-    "keywords": list, "title_en": str, "abstract_en": str, "files": list,
+    "keywords": list, "title_en": str, "abstract_en": str, "files": list, "preamble": str,
 }
 EXPERIMENT_KINDS = ("controlled", "real-model", "intervention", "ablation")
 AUTHOR_LINES = ("affiliation", "email")
@@ -147,6 +147,11 @@ class PaperMeta:
     """Files next to the notebook (relative paths) that its LaTeX reads besides images: the
     style, class and BibTeX style files and generated graphics of an imported paper. The export
     copies them into the build folder, where the TeX gate judges them."""
+    preamble: str | None = None
+    """The paper's own preamble: packages and definitions (``\\usepackage{tikz}``,
+    ``\\newcommand``…) printed before ``\\begin{document}``. The TeX gate judges it as a
+    template (packages may load; what runs commands or reads files is refused) and asks for it
+    to be reviewed as a whole."""
 
 
 @dataclass(frozen=True)
@@ -346,6 +351,7 @@ def _read_meta(raw: Any, findings: list[Finding]) -> PaperMeta:
         keywords=tuple(str(k).strip() for k in values.get("keywords", []) if str(k).strip()),
         title_en=values.get("title_en"), abstract_en=values.get("abstract_en"),
         files=tuple(str(f) for f in values.get("files", []) if isinstance(f, str) and f),
+        preamble=values.get("preamble") or None,
     )
 
 

@@ -6,6 +6,8 @@ export namespace CommandIDs {
   export const openPhrases = 'mechnb:open-phrases';
   /** Set the role (and label) of the selected cells: metadata.mechnb + the mech:<role> tag. */
   export const setRole = 'mechnb:set-role';
+  /** Edit role, label, title, caption, validates and kind of the active cell in one dialog. */
+  export const cellProperties = 'mechnb:cell-properties';
   /** Remove the role and label of the selected cells. */
   export const clearRole = 'mechnb:clear-role';
   /** Run the closing-loop checks on the saved notebook and list the findings. */

@@ -38,7 +38,7 @@ import {
 } from './cells';
 import { CommandIDs } from './commands';
 import { markCells, placeCursor } from './markers';
-import { saveOnce } from './save';
+import { fixCollaborativeSaves, saveOnce } from './save';
 import { MovesPanel } from './moves';
 import {
   ReferenceCompletionProvider,
@@ -46,6 +46,8 @@ import {
   registerSpellcheck
 } from './writing';
 import { PhrasesPanel } from './phrases';
+import { editCellProperties } from './properties';
+import { mathjaxPlugin } from './mathjax';
 import { treePlugin } from './tree';
 import { OutlinePanel } from './outline';
 import { keepCellNumbersLive } from './livecells';
@@ -286,6 +288,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
 
     tracker.widgetAdded.connect((_, panel) => {
+      fixCollaborativeSaves(panel.context);
       connectBridge(panel, handlers, VERSION);
       trackBadges(panel);
       keepCellNumbersLive(panel); // `%mech check` rows number cells as the notebook shows them
@@ -387,6 +390,26 @@ const plugin: JupyterFrontEndPlugin<void> = {
             writeRole(cell.model, role, cell === active ? label : undefined);
           }
         }
+      }
+    });
+
+    app.commands.addCommand(CommandIDs.cellProperties, {
+      label: 'Cell Properties (mechnb)…',
+      caption: 'Role, label, title, caption, validates and kind of the active cell',
+      isEnabled: hasNotebook,
+      execute: async () => {
+        const panel = current();
+        if (!panel) {
+          return false;
+        }
+        let all: IRoleInfo[];
+        try {
+          all = await roles();
+        } catch (error) {
+          Notification.error(`mechnb: could not load the roles from the server: ${error}`);
+          return false;
+        }
+        return editCellProperties(panel, all);
       }
     });
 
@@ -808,6 +831,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     for (const command of [
       CommandIDs.outline,
       CommandIDs.setRole,
+      CommandIDs.cellProperties,
       CommandIDs.clearRole,
       CommandIDs.checkArgument,
       CommandIDs.exportPaper,
@@ -822,6 +846,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       palette?.addItem({ command, category: CATEGORY });
     }
     app.contextMenu.addItem({ command: CommandIDs.setRole, selector: '.jp-Notebook .jp-Cell', rank: 20 });
+    app.contextMenu.addItem({ command: CommandIDs.cellProperties, selector: '.jp-Notebook .jp-Cell', rank: 20.5 });
     app.contextMenu.addItem({ command: CommandIDs.clearRole, selector: '.jp-Notebook .jp-Cell', rank: 21 });
     if (mainMenu) {
       relabelExportItem(mainMenu);
@@ -852,4 +877,4 @@ const writingPlugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default [plugin, paperPlugin, writingPlugin, treePlugin];
+export default [plugin, paperPlugin, writingPlugin, treePlugin, mathjaxPlugin];

@@ -14,6 +14,7 @@ import { Widget } from '@lumino/widgets';
 
 import { requestAPI } from './api';
 import { CommandIDs } from './commands';
+import { PREAMBLE_WHERE, reviewAndApprove, trustState } from './trust';
 
 /** Scaffolds: `type` or `type/variant` (a variant of the type's scaffold). */
 const PAPER_TYPES: [string, string][] = [
@@ -118,7 +119,7 @@ function parseAuthors(text: string): (string | IAuthor)[] {
 
 /** The dialog body of `mechnb:paper-settings`. */
 class SettingsForm extends Widget {
-  constructor(meta: Record<string, any>) {
+  constructor(meta: Record<string, any>, path = '') {
     super();
     this.addClass('mechnb-form');
     row(this.node, 'Title', input('title', meta.title ?? ''));
@@ -137,7 +138,78 @@ class SettingsForm extends Widget {
       'a style package TeX Live has or that lies next to the notebook');
     row(this.node, 'Engine', select('engine', ENGINES.map(e => [e, e || 'by the language']),
       meta.engine ?? ''));
+    const preamble = document.createElement('textarea');
+    preamble.name = 'preamble';
+    preamble.rows = 5;
+    preamble.spellcheck = false;
+    preamble.className = 'mechnb-preamble';
+    preamble.value = typeof meta.preamble === 'string' ? meta.preamble : '';
+    preamble.placeholder = '\\usepackage{tikz}\n\\usetikzlibrary{arrows.meta}\n\\newcommand{\\R}{\\mathbb{R}}';
+    row(this.node, 'Preamble', preamble,
+      'packages and definitions for the whole paper; you review it before TeX compiles it');
+    this._status = document.createElement('div');
+    this._status.className = 'mechnb-preamble-status';
+    this.node.append(this._status);
+    this._saved = preamble.value;
+    preamble.addEventListener('input', () => {
+      if (preamble.value !== this._saved) {
+        this._show('changed', 'Changed: judged again when the notebook is saved (the preview ' +
+          'asks for review then).');
+      } else {
+        void this.refresh();
+      }
+    });
+    if (path) {
+      this._path = path;
+      void this.refresh();
+    }
   }
+
+  /** The trust status of the preamble as saved (GET /mechnb/trust). */
+  async refresh(): Promise<void> {
+    if (!this._path || !this._saved.trim()) {
+      this._show('', '');
+      return;
+    }
+    this._show('checking', 'Preamble: checking…');
+    let state;
+    try {
+      state = await trustState(this._path);
+    } catch (error) {
+      this._show('error', `Preamble: the trust status is not available (${error}).`);
+      return;
+    }
+    const refused = state.refused.filter(r => r.where === PREAMBLE_WHERE);
+    const pending = state.pending.filter(p => p.where === PREAMBLE_WHERE);
+    if (refused.length) {
+      this._show('refused', `Preamble refused: ${refused[0].reason} (${refused[0].snippet})` +
+        (refused.length > 1 ? ` and ${refused.length - 1} more` : '') +
+        '. Refused TeX cannot be approved; change it to build.');
+    } else if (pending.length) {
+      this._show('pending', 'Preamble (as saved): waits for your review.');
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'jp-Button jp-mod-styled jp-mod-accept mechnb-preamble-review';
+      button.textContent = 'Review and approve…';
+      button.addEventListener('click', async () => {
+        if (await reviewAndApprove(this._path, 'Approve')) {
+          await this.refresh();
+        }
+      });
+      this._status.append(' ', button);
+    } else {
+      this._show('approved', 'Preamble (as saved): approved — it compiles until it changes.');
+    }
+  }
+
+  private _show(state: string, text: string): void {
+    this._status.textContent = text;
+    this._status.dataset.state = state;
+  }
+
+  private _status: HTMLElement;
+  private _saved: string;
+  private _path = '';
   getValue(): Record<string, string> {
     const out: Record<string, string> = {};
     for (const el of Array.from(this.node.querySelectorAll('[name]'))) {
@@ -163,6 +235,8 @@ export function mergedSettings(meta: Record<string, any>, form: Record<string, s
   put('bibliography', form.bibliography.trim());
   put('lang', form.lang);
   put('engine', form.engine);
+  // the preamble is TeX as written: kept verbatim (only an all-blank one is removed)
+  put('preamble', (form.preamble ?? '').trim() ? form.preamble.replace(/\s+$/, '') : '');
   const style = form.style.trim();
   if (!style) {
     delete next.style;
@@ -225,7 +299,7 @@ export const paperPlugin: JupyterFrontEndPlugin<void> = {
 
     app.commands.addCommand(CommandIDs.paperSettings, {
       label: 'Paper Settings…',
-      caption: 'Title, authors, bibliography, language, venue style and engine of this paper',
+      caption: 'Title, authors, bibliography, language, venue style, engine and preamble of this paper',
       isEnabled: () => tracker.currentWidget !== null,
       execute: async () => {
         const panel = tracker.currentWidget;
@@ -235,7 +309,7 @@ export const paperPlugin: JupyterFrontEndPlugin<void> = {
         const meta = (panel.model?.getMetadata('mechnb') as Record<string, any>) ?? {};
         const result = await showDialog({
           title: 'Paper settings',
-          body: new SettingsForm(meta),
+          body: new SettingsForm(meta, panel.context.path),
           buttons: [Dialog.cancelButton(), Dialog.okButton({ label: 'Apply' })]
         });
         if (!result.button.accept || !result.value || !panel.model) {

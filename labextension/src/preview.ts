@@ -2,7 +2,6 @@
  * The paper preview: the PDF of a notebook beside it, rebuilt by the server on every save,
  * rendered with pdf.js (page coordinates for SyncTeX), with clicks that jump to the cell.
  */
-import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { URLExt } from '@jupyterlab/coreutils';
 import { DocumentRegistry } from '@jupyterlab/docregistry';
 import { INotebookModel } from '@jupyterlab/notebook';
@@ -12,6 +11,7 @@ import * as pdfjs from 'pdfjs-dist';
 
 import { IFinding, requestAPI } from './api';
 import { saveOnce } from './save';
+import { ITrustState, reviewAndApprove } from './trust';
 import { mechnbIcon } from './sidebar';
 
 // The worker is emitted by webpack as an asset of the extension and loaded from there: pdf.js
@@ -51,28 +51,6 @@ export interface ISource {
 /** Milliseconds between a save and the build it starts (a burst of saves builds once; a save
  * after that supersedes the build: the server cancels it and its reply is dropped). */
 export const DEBOUNCE_MS = 50;
-
-/** One item the TeX gate wants a person to read (GET /mechnb/trust). */
-interface IPending {
-  digest: string;
-  cell: number | null;
-  text: string;
-  content: string;
-}
-
-/** What the TeX gate refuses (GET /mechnb/trust): never approvable. */
-interface IRefused {
-  cell: number | null;
-  where: string;
-  snippet: string;
-  reason: string;
-}
-
-/** GET /mechnb/trust. */
-interface ITrustState {
-  refused: IRefused[];
-  pending: IPending[];
-}
 
 /**
  * The preview of one notebook. Builds run in the server (POST /mechnb/preview); a newer save
@@ -477,69 +455,11 @@ export class PreviewPanel extends Widget {
     head.after(line);
   }
 
-  /** `mechnb trust` in a dialog: the items with their content, then approve and rebuild. */
+  /** `mechnb trust` in a dialog (trust.ts): the items with their content; approved, rebuild. */
   private async _review(): Promise<void> {
-    const path = this.context.path;
-    const found = await requestAPI<ITrustState>(`trust?path=${encodeURIComponent(path)}`);
-    const body = new Widget();
-    body.addClass('jp-mechnb-trust');
-    if (found.refused.length) {
-      // refused content is never offered for approval, whatever else waits
-      const p = document.createElement('p');
-      p.textContent =
-        `${found.refused.length} place(s) are refused and cannot be approved; ` +
-        'remove them to build:';
-      body.node.appendChild(p);
-      for (const item of found.refused) {
-        const row = document.createElement('div');
-        row.className = 'jp-mechnb-trust-item jp-mechnb-trust-refused';
-        const where = item.cell === null ? item.where || 'the notebook' : `cell ${item.cell + 1}`;
-        row.textContent = `${where}: ${item.reason}`;
-        body.node.appendChild(row);
-        if (item.snippet) {
-          const pre = document.createElement('pre');
-          pre.textContent = item.snippet;
-          body.node.appendChild(pre);
-        }
-      }
-      await showDialog({
-        title: 'Refused TeX: this notebook cannot be built as it is',
-        body,
-        buttons: [Dialog.okButton()]
-      });
-      return;
+    if (await reviewAndApprove(this.context.path)) {
+      await this.build();
     }
-    for (const item of found.pending) {
-      const head = document.createElement('div');
-      head.className = 'jp-mechnb-trust-item';
-      head.textContent = item.text;
-      body.node.appendChild(head);
-      if (item.content) {
-        const pre = document.createElement('pre');
-        pre.textContent = item.content;
-        body.node.appendChild(pre);
-      }
-    }
-    if (!found.pending.length) {
-      const p = document.createElement('p');
-      p.textContent = 'Nothing waits for approval.';
-      body.node.appendChild(p);
-    }
-    const answer = await showDialog({
-      title: 'Review the TeX this notebook sends to TeX',
-      body,
-      buttons: found.pending.length
-        ? [Dialog.cancelButton(), Dialog.okButton({ label: 'Approve and build' })]
-        : [Dialog.okButton()]
-    });
-    if (!answer.button.accept || !found.pending.length) {
-      return;
-    }
-    await requestAPI('trust', {
-      method: 'POST',
-      body: JSON.stringify({ path, digests: found.pending.map(p => p.digest) })
-    });
-    await this.build();
   }
 
   private _setStatus(state: string, text: string): void {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+import shlex
 from collections.abc import Iterator
 from functools import cache
 from importlib import resources
@@ -100,7 +101,7 @@ def check_needs_review(doc: Document, rule: Rule) -> Iterator[Finding]:
     """Content off the allow-list, not refused, that this user has not approved yet."""
     from ..tex.trust import unapproved
 
-    name = doc.paper.path.name if doc.paper.path else "paper.ipynb"
+    name = shlex.quote(doc.paper.path.name if doc.paper.path else "paper.ipynb")
     for item in unapproved(doc.gate):
         where = f"{item.where}: " if item.where and item.cell is not None else (
             f"{item.where} — " if item.where else "")

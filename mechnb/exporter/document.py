@@ -109,6 +109,8 @@ class Document:
     """LaTeX of the English title of a Chinese paper (metadata ``title_en``)."""
     abstract_en: str | None = None
     """LaTeX of the English abstract of a Chinese paper (metadata ``abstract_en``)."""
+    preamble: str = ""
+    """The paper's own preamble (metadata ``preamble``), as written: TeX, judged as a template."""
 
 
 def _kind(cell: Cell) -> str | None:
@@ -172,6 +174,8 @@ class _Builder:
             self.doc.title_en = markdown_inline(self.ctx, meta.title_en)
         if meta.abstract_en:
             self.doc.abstract_en = markdown_block(self.ctx, meta.abstract_en)
+        if meta.preamble and meta.preamble.strip():
+            self.doc.preamble = meta.preamble.strip("\n") + "\n"
 
     def build(self) -> Document:
         self.doc.title = self.find_title()

@@ -429,6 +429,14 @@ def render_latex(doc: Document, template: str | None = None, *,
     text, tname = load_template(template, doc.lang, base_dir)
     if style is not None:
         text = apply_style(text, style)
+    if doc.preamble and "((( preamble )))" not in text:
+        # the paper's own preamble (metadata.mechnb.preamble): after mechnb's packages and
+        # environments, else (a template of the user's own) right before \begin{document}
+        slot = "((( environments )))\n"
+        if slot in text:
+            text = text.replace(slot, slot + "((( preamble )))", 1)
+        elif "\\begin{document}" in text:
+            text = text.replace("\\begin{document}", "((( preamble )))\\begin{document}", 1)
     main = [b for b in doc.blocks if b.part == "main"]
     appendix = [b for b in doc.blocks if b.part == "appendix"]
     notes, front = _annotations_by_block(main + appendix, annotations)
@@ -481,6 +489,8 @@ def render_latex(doc: Document, template: str | None = None, *,
         "zh_typesetting": data_text("zh-typesetting.tex").rstrip("\n"),
         "appendix": appendix_tex,
     }
+    if "((( preamble )))" in text:
+        values["preamble"] = doc.preamble
     tex, spans = fill_spans(text, values, tname)
     own_template = not template or template in BUILTIN_TEMPLATES
     regions: list[Region] = []
@@ -490,6 +500,8 @@ def render_latex(doc: Document, template: str | None = None, *,
                                   None, tname if own_template else f"file {Path(tname).name}"))
         elif name in OWN_FIELDS:
             regions.append(Region(start, end, "own", None, name))
+        elif name == "preamble":  # the paper's own: judged as a template, reviewed whole
+            regions.append(Region(start, end, "preamble", None, "preamble"))
         elif name == "environments":
             regions.append(Region(start, start + len(environments), "own", None, name))
             regions.append(Region(start + len(environments), end, "definitions", None, "macros"))

@@ -95,7 +95,9 @@ def review_step(result: ImportResult, yes: bool, out: TextIO, err: TextIO) -> in
     from .importer import approve_import
 
     name = result.notebook_path.name
-    path = str(result.notebook_path)  # as the user would type it again
+    import shlex
+
+    path = shlex.quote(str(result.notebook_path))  # as the user would type it again
     before = (f" ({result.reviewed_before} item(s) approved before)"
               if result.reviewed_before else "")
     if not result.review:

@@ -645,7 +645,9 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".pdf")
 class Region:
     """A span ``[start, end)`` of the compiled ``.tex`` and where its text came from.
 
-    ``source``: ``own`` (mechnb's data and generated declarations, not judged), ``template``
+    ``source``: ``own`` (mechnb's data and generated declarations, not judged), ``preamble``
+    (the paper's own preamble, ``metadata.mechnb.preamble``: judged as a template, reviewed
+    whole), ``template``
     (a built-in template, judged against the deny-list), ``template-file`` (a template next
     to the notebook, judged and reviewed as a whole), ``definitions`` (the notebook's macros
     hoisted to the preamble), ``field`` (a placeholder's value built from the notebook — title,
@@ -709,7 +711,15 @@ _WHOLE_REVIEW = {"raw": "a raw LaTeX cell goes to TeX unchecked",
                  "style": "a venue style, class or BibTeX style file next to the notebook is "
                           "compiled with the paper",
                  "tex-file": "a TeX file the paper reads (\\input) is compiled with it",
+                 "preamble": "the paper's preamble (Paper Settings) is compiled as TeX: "
+                             "packages and definitions for the whole paper",
                  "file": "a file the paper gives TeX is compiled with it"}
+PREAMBLE_LOADERS = frozenset({"usepackage", "RequirePackage", "usetikzlibrary", "usepgflibrary",
+                              "usepgfplotslibrary", "tcbuselibrary"})
+"""What the paper's preamble may do that a cell may not: load packages and libraries (from TeX
+Live or the build folder; never by a path, never with a ``file=`` option)."""
+PREAMBLE_WHERE = "notebook metadata.mechnb.preamble"
+"""Where the paper's own preamble (Paper Settings) is named in findings and review items."""
 _FIELD_WHERE = {"title": "notebook metadata.mechnb.title",
                 "authors": "notebook metadata.mechnb.authors",
                 "generated_by": "the notebook's file name",
@@ -789,10 +799,11 @@ def judge_document(tex: str, regions: Iterable[Region], files: Mapping[str, byte
     blocks = sorted((r for r in regions if r.source == "block"), key=lambda r: r.start)
     starts = [b.start for b in blocks]
     defined = defined_names(tex[r.start:r.end] for r in judged
-                            if r.source in ("field", "definitions"))
+                            if r.source in ("field", "definitions", "preamble"))
     off_list: dict[tuple[int | None, str], list[Hit]] = {}
     texts: dict[tuple[int | None, str], list[str]] = {}
     template_parts: dict[str, list[str]] = {}
+    preamble: list[str] = []
 
     def block_at(offset: int) -> Region | None:
         k = bisect.bisect_right(starts, offset) - 1
@@ -808,6 +819,8 @@ def judge_document(tex: str, regions: Iterable[Region], files: Mapping[str, byte
             return None, _FIELD_WHERE.get(block.kind, block.kind), None, block
         if region.source in ("template", "template-file"):
             return None, f"the template {region.kind}", None, None
+        if region.source == "preamble":
+            return None, PREAMBLE_WHERE, None, None
         return None, _FIELD_WHERE.get(region.kind, f"the document ({region.kind})"), None, None
 
     comments = _comments_stay(tex, judged, files)
@@ -815,7 +828,13 @@ def judge_document(tex: str, regions: Iterable[Region], files: Mapping[str, byte
         text = tex[region.start:region.end]
         if region.source == "own":
             continue
-        if region.source == "template-file":  # approved as a whole, pinned by its hash
+        if region.source == "preamble":
+            # the paper's own preamble: reviewed whole, so only refusals count; it may load
+            # packages and libraries (\usepackage{tikz}), nothing else a cell may not do
+            hits = [h for h in judge(text, "document", defined, limit=limit, files=files)
+                    if h.verdict == REFUSED and _loader(h.snippet) not in PREAMBLE_LOADERS]
+            hits += _odd_package_names(text)
+        elif region.source == "template-file":  # approved as a whole, pinned by its hash
             hits = [Hit(d.offset, d.snippet, REFUSED, d.reason)
                     for d in find_leaks(text, at_letter=None, comments=comments,
                                         limit=limit)]
@@ -839,12 +858,20 @@ def judge_document(tex: str, regions: Iterable[Region], files: Mapping[str, byte
                                   if cell is not None else [text])
         if region.source == "template-file":
             template_parts.setdefault(region.kind, []).append(text)
+        if region.source == "preamble" and text.strip():
+            preamble.append(text)
     for name, parts in template_parts.items():  # the template's own text, reviewed as one
         text = "\0".join(parts)
         out.review.append(ReviewItem(None, f"the template {name}", "template",
                                      _WHOLE_REVIEW["template"],
                                      digest("template", _with_files(text, files)),
                                      content="".join(parts)))
+    if preamble:  # the paper's own preamble, reviewed whole like a template
+        text = "".join(preamble)
+        out.review.append(ReviewItem(None, PREAMBLE_WHERE, "preamble",
+                                     _WHOLE_REVIEW["preamble"],
+                                     digest("preamble", _with_files(text, files)),
+                                     content=text))
     for block in blocks:
         if block.kind == "raw" and block.cell is not None:
             text = tex[block.start:block.end]
@@ -868,6 +895,29 @@ def judge_document(tex: str, regions: Iterable[Region], files: Mapping[str, byte
         _judge_file(name, data, out, limit, comments)
     out.review.sort(key=lambda r: (r.cell is not None, r.cell or 0, r.offset or 0))
     return out
+
+
+_LOAD_ARG = re.compile(r"\\(usepackage|RequirePackage|usetikzlibrary|usepgflibrary|"
+                       r"usepgfplotslibrary|tcbuselibrary)\s*(?:\[[^\]]*\])?\s*\{([^{}]*)\}")
+_PLAIN_PACKAGE = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*")
+
+
+def _odd_package_names(text: str) -> list[Hit]:
+    """Packages and libraries of the paper's preamble named by a path or odd characters."""
+    hits = []
+    for m in _LOAD_ARG.finditer(text):
+        for name in m.group(2).split(","):
+            if not _PLAIN_PACKAGE.fullmatch(name.strip()):
+                hits.append(Hit(m.start(), m.group(0)[:60], REFUSED,
+                                f"loads {name.strip()!r}, which is not a plain package name "
+                                "(letters, digits, - _ and dots between them)"))
+    return hits
+
+
+def _loader(snippet: str) -> str | None:
+    """The command a refusal's snippet starts with (``\\usepackage[x]{y}`` → ``usepackage``)."""
+    m = re.match(r"\\([A-Za-z]+)", snippet)
+    return m.group(1) if m else None
 
 
 def _comments_stay(tex: str, judged: Iterable[Region], files: Mapping[str, bytes]) -> bool:
