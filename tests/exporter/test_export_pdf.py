@@ -146,7 +146,8 @@ def test_annotated_draft_compiles(paper_dir: Path, tmp_path: Path) -> None:
 @pytest.mark.tex
 @needs_tex()
 def test_annotating_a_fresh_scaffold_still_compiles(tmp_path: Path) -> None:
-    """A new scaffold has ~180 findings; one margin note per block keeps TeX from giving up."""
+    """A new scaffold has ~50 findings (one MECH025 per template cell, each naming its slots);
+    one margin note per block keeps TeX from giving up."""
     import json
 
     from mechnb.checker import check
@@ -157,7 +158,7 @@ def test_annotating_a_fresh_scaffold_still_compiles(tmp_path: Path) -> None:
     nb.write_text(json.dumps(scaffold_notebook("dynamics")), "utf-8")
     paper = read_paper(nb)
     notes = check(paper)
-    assert len(notes) > 100
+    assert len(notes) > 40
     result = export(paper, tmp_path / "out", pdf=True, annotations=notes)
     assert result.pdf_path is not None and result.pdf_path.is_file()
     assert [f for f in result.findings if f.name == "tex-error"] == []
