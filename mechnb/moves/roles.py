@@ -103,4 +103,4 @@ def load_roles() -> RoleModel | None:
         data = json.loads(target.read_text("utf-8"))
     except (OSError, ValueError):
         return None
-    return RoleModel({k: list(v) for k, v in data["weights"].items()}, list(data["intercept"]))
+    return RoleModel(data["weights"], list(data["intercept"]))

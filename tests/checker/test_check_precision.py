@@ -326,3 +326,40 @@ def test_a_loop_over_seeds_is_not_one_seed() -> None:
         code["source"] = "for seed in (0, 1, 2):\n    pass\n" + "".join(code["source"])
 
     assert [f.code for f in all_example_findings(edit)] == []
+
+
+# ---- MECH025: brackets that are not template slots (labelled on corpus notebooks) --------------
+
+NOT_SLOTS = [
+    "The cache stores the pattern with shape [layer, pos, head], so we index it per head.",
+    'Suppose the prompt reads:\n\n"""Summarise the passage below.\n\n<passage>\n{{text}}\n'
+    '</passage>\n\nKeep it to [number of sentences] sentences."""\n\nWe fill the variables from '
+    "the data set.",
+    "Categorical inputs look like this:\n\n    colour in [red, green, amber]\n\nEach gets its "
+    "own axis.",
+    "<script>\nrows.forEach(([label, score]) => draw(label, score));\n</script>",
+    'As the report puts it, the operator "stopped after a few dozen [trials] because the answer '
+    'was plain".',
+    "In the long run [ here the authors let the sample size grow without bound ] the error rate "
+    "settles.",
+    "**[NOTE]** Only the adapter weights are saved.",
+    "1. Start from any policy.\n2. [Policy evaluation]\n   Solve the linear system for its value."
+    "\n3. [Policy improvement]\n   Act greedily with respect to that value.",
+]
+SLOTS = [
+    "The effect grows with [model size], which we vary below.",
+    "- Sweeps over [number formats, optimizers, model sizes].",
+    "1. [first contribution]\n2. [second contribution]",
+]
+
+
+def test_brackets_that_are_shapes_quotes_code_asides_labels_or_step_titles_are_not_slots(
+        ) -> None:
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": text}
+             for text in ["# Probing copy heads", *NOT_SLOTS, *SLOTS]]
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}
+    findings = [f for f in check(paper_from_dict(nb, EXAMPLE.parent / "slots.ipynb"))
+                if f.code == "MECH025"]
+    first_slot = 1 + len(NOT_SLOTS)
+    assert sorted({f.cell for f in findings}) == [first_slot, first_slot + 1, first_slot + 2]
+    assert len(findings) == 4
