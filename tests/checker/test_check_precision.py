@@ -194,6 +194,11 @@ def all_example_findings(edit: Callable[[list[dict[str, Any]]], None]) -> list[F
     return check(paper_from_dict(nb, EXAMPLE))
 
 
+def _example_cells() -> list[dict[str, Any]]:
+    cells: list[dict[str, Any]] = json.loads(EXAMPLE.read_text("utf-8"))["cells"]
+    return cells
+
+
 def example_findings(edit: Callable[[list[dict[str, Any]]], None]) -> list[Finding]:
     """The findings ``edit`` adds to the example paper's own (one MECH083 info, below)."""
     before = {(f.code, f.cell, f.message) for f in all_example_findings(lambda cells: None)}
@@ -320,12 +325,25 @@ def test_exactness_from_one_seed_is_a_warning_when_the_paper_never_says_one_seed
     assert "“exactly”" in found[0].message
 
 
-def test_a_loop_over_seeds_is_not_one_seed() -> None:
-    def edit(cells: list[dict[str, Any]]) -> None:
+def test_a_loop_over_seeds_is_not_one_seed_but_the_text_reports_the_spread() -> None:
+    def loop(cells: list[dict[str, Any]]) -> None:
         code = next(c for c in cells if c["cell_type"] == "code")
         code["source"] = "for seed in (0, 1, 2):\n    pass\n" + "".join(code["source"])
 
-    assert [f.code for f in all_example_findings(edit)] == []
+    first_code = next(i for i, c in enumerate(_example_cells()) if c["cell_type"] == "code")
+    found = all_example_findings(loop)
+    # no "exactly from one seed" any more; instead: several seeds and no spread reported, a
+    # warning because the text still says "exactly" of a measured number
+    assert [(f.code, f.severity.value, f.cell) for f in found] == [("MECH083", "warning",
+                                                                     first_code)]
+    assert "runs several seeds" in found[0].message and "spread" in found[0].message
+
+    def loop_and_spread(cells: list[dict[str, Any]]) -> None:
+        loop(cells)
+        _replace(cells, 22, "Our analysis assumes", "The switch step has a spread of 4 steps "
+                 "across the three seeds. Our analysis assumes")
+
+    assert [f.code for f in all_example_findings(loop_and_spread)] == []
 
 
 # ---- MECH025: brackets that are not template slots (labelled on corpus notebooks) --------------
