@@ -381,3 +381,23 @@ def test_brackets_that_are_shapes_quotes_code_asides_labels_or_step_titles_are_n
     first_slot = 1 + len(NOT_SLOTS)
     assert sorted({f.cell for f in findings}) == [first_slot, first_slot + 1, first_slot + 2]
     assert len(findings) == 4
+
+
+def test_a_conjecture_is_open_by_definition_and_needs_no_proof(tmp_path: Path) -> None:
+    found = paper(tmp_path, r"""
+\newtheorem{conjecture}{Conjecture}
+\section{Outlook}
+\begin{conjecture}
+Every damped sum with a random ratio below one settles almost surely.
+\end{conjecture}
+We leave this open; simulations agree with it.
+""")
+    assert codes_at(found, "MECH004") == []
+    found = paper(tmp_path, r"""
+\section{Outlook}
+\begin{theorem}
+Every damped sum with a random ratio below one settles almost surely.
+\end{theorem}
+We leave this open; simulations agree with it.
+""")
+    assert codes_at(found, "MECH004") == [line_of(tmp_path, r"\begin{theorem}")]
