@@ -11,7 +11,9 @@ English and Chinese). ``python benchmarks/bench_moves.py --markdown`` prints the
 The missing-move warning (MECH060): of the moves each complete abstract makes, how many it
 reports missing (false alarms; the issue allows 1 in 20), and how often it reports a gap or a
 validation once every sentence that makes it is deleted (detection) — on test2 with the stored
-layer, and out of fold on the training abstracts per split (from ``weights.json``).
+layer, and out of fold on the training abstracts per split (from ``weights.json``); and the
+trade-off curve on test2: for gap and validation, what would be reported at other bounds on the
+abstract's probability of making the move (detection against false "missing").
 """
 
 from __future__ import annotations
@@ -111,6 +113,11 @@ def run() -> list[tuple[str, str]]:
         rows.append((f"MECH060 {name}: per move, false alarms / deleted found", "  ".join(
             f"{m} {counts.false_alarms[m]}/{counts.present[m]}, "
             f"{counts.found[m]}/{counts.removed[m]}" for m in counts.present)))
+    from mechnb.moves.evaluate import tradeoff
+
+    for move, bound, fa, present, found, removed in tradeoff(named["real test2"]):
+        rows.append((f"MECH060 test2 trade-off: {move} reported below {bound}",
+                     f"false missing {_rate(fa, present)}, deleted found {_rate(found, removed)}"))
     everything = [a for abstracts in named.values() for a in abstracts]
     texts = [(joined(a), str(a["lang"])) for a in everything]
     analyse(*texts[0])  # the lexicon and the weights load once per process

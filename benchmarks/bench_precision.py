@@ -31,7 +31,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 LABELS = HERE / "data" / "precision_labels.json"
 RESULT = HERE / "data" / "precision.json"
-CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = next((p / "shared" / "corpus" for p in ROOT.parents if (p / "shared" / "corpus").is_dir()),
+              ROOT.parent / "shared" / "corpus")
+"""The shared corpus: next to the checkout (``/work/main``) or further up (a worktree)."""
 EXAMPLES = ROOT / "notebooks"
 GATE = 0.9
 """Every warning or error rule should reach this precision on the labelled set."""

@@ -572,14 +572,20 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "scalars.\" when every experiment trains a toy model.",
        scope.check_real_model_claims, group="substance"),
     _r("MECH083", "single-seed-claim", W,
-       "Run several seeds and report the spread, or say \"in this run\".",
+       "Run several seeds and report the spread, or say \"in this run\"; when several seeds "
+       "ran, report the spread across them.",
        "When the code fixes one seed value and never loops over seeds, a sentence in which the "
        "paper speaks for a measured result (observed, measured, trained, predicted, runs…; "
        "not a statement, a proof or a limitation) with strong wording — \"exactly\", "
        "\"always\", \"consistently\", \"in every run\" (恰好, 总是, 始终), but not "
        "\"exactly when\" — claims more than one run shows. A warning; info when the paper "
        "says it used one seed (\"one seed\", \"a single run\"). One finding per cell. "
-       "Example: \"the copy switches on exactly as predicted\" from one training run.",
+       "Example: \"the copy switches on exactly as predicted\" from one training run. "
+       "The other side: when a code cell runs one computation over several seeds (`for seed "
+       "in …`, a list of seeds, `n_seeds`) and the text reports measured numbers, the text or "
+       "a figure reports the spread across them (±, std, a range or variance across seeds or "
+       "runs, error bars, `fill_between`/`.std()` in the code); if not, one finding at that "
+       "cell: info, a warning when the text words a measured result strongly.",
        scope.check_single_seed_claims, group="substance"),
     *(_r(code, slug, severity, _READING_DOCS[slug][0], _READING_DOCS[slug][1], _reading(code),
          group="format")

@@ -115,12 +115,23 @@ _SEED_CLAIMS = _NOT_CLAIMS | frozenset({"theorem", "lemma", "proposition", "coro
 """Roles whose "exactly" is not about a measured result (a statement says when it holds)."""
 
 
-def single_seed(doc: Document, disclosed: bool) -> bool:
-    """True when the code never loops over seeds and fixes one seed value (or seeds its
-    generators from a variable while the text says one seed was used)."""
-    code = "\n".join(c.source for c in doc.cells if c.cell_type == "code")
-    if _SEED_LOOP.search(code):
-        return False
+_SPREAD_TEXT = lazy(
+    r"(?i)±|\+/-|\\pm\b|\bstd\b|standard (?:deviation|error)|\bs\.d\.|\bsem\b|"
+    r"confidence interval|\bCI\b|error ?bars?|interquartile|"
+    r"\b(?:spread|range|variance|variation|min(?:imum)?|max(?:imum)?|between [\d.]+ and [\d.]+|"
+    r"from [\d.]+ to [\d.]+)\b[^.]{0,40}\b(?:across|over|among|between|of) (?:the |all |our )?"
+    r"(?:\d+ |two |three |four |five |ten |several )?(?:random )?(?:seeds|runs)\b|"
+    r"\b(?:every|each|all) (?:\d+ |of the \d+ )?(?:random )?seeds|"
+    r"标准差|误差棒|置信区间|(?:种子|运行)[^。]{0,10}(?:范围|方差|波动)")
+"""Words that report how much a result moves across seeds."""
+_SPREAD_CODE = lazy(r"errorbar\(|fill_between\(|\.std\(|np\.std\b|\bsem\(|quantile\(|"
+                    r"percentile\(|\.var\(")
+"""Code that computes or draws the spread (a figure with error bars reports it)."""
+_NUMBER = lazy(r"\d")
+
+
+def seed_values(code: str) -> set[str]:
+    """The literal seed values the code fixes."""
     values = {m.group(1) or m.group(2) for m in _SEED_CALL.finditer(code)}
     for m in _TUPLE_ASSIGN.finditer(code):  # seed, vocab, width = 0, 64, 256
         names = [n.strip() for n in m.group(1).split(",")]
@@ -128,15 +139,66 @@ def single_seed(doc: Document, disclosed: bool) -> bool:
         for name, value in zip(names, given, strict=False):
             if name.lower() in ("seed", "rng_seed") and value.isdigit():
                 values.add(value)
+    return values
+
+
+def single_seed(doc: Document, disclosed: bool) -> bool:
+    """True when the code never loops over seeds and fixes one seed value (or seeds its
+    generators from a variable while the text says one seed was used)."""
+    code = "\n".join(c.source for c in doc.cells if c.cell_type == "code")
+    if _SEED_LOOP.search(code):
+        return False
+    values = seed_values(code)
     return len(values) == 1 or (disclosed and not values and _SEED_USE.search(code) is not None)
+
+
+def _several_seeds(doc: Document) -> int | None:
+    """The first code cell that runs one computation over several seeds (a loop over seeds, a
+    list of seeds, ``n_seeds``), or None. Two cells that each fix their own seed are two
+    computations, not one result over seeds (tutorials seed each example anew)."""
+    return next((c.index for c in doc.cells
+                 if c.cell_type == "code" and _SEED_LOOP.search(c.source)), None)
+
+
+def _spread_unreported(doc: Document, rule: Rule) -> Iterator[Finding]:
+    """Several seeds were run, the text reports measured numbers, and neither the text (prose,
+    captions) nor the code (error bars, a standard deviation) reports the spread across them:
+    info, a warning when the text words a measured result strongly ("consistently")."""
+    at = _several_seeds(doc)
+    if at is None:
+        return
+    code = "\n".join(c.source for c in doc.cells if c.cell_type == "code")
+    if _SPREAD_CODE.search(code):
+        return
+    measured = strong = False
+    for cell in doc.cells:
+        if cell.cell_type == "code" or not doc.exported(cell):
+            continue
+        if _SPREAD_TEXT.search(cell.source) or _SPREAD_TEXT.search(cell.caption or ""):
+            return
+        if cell.role in _SEED_CLAIMS or not cell.is_markdown or cell.index not in doc.scans:
+            continue
+        for sentence in sentences(doc, cell):
+            if _MEASURED.search(sentence.text) and _NUMBER.search(sentence.text):
+                measured = True
+                strong = strong or bool(_STRONG.search(sentence.text))
+    if not measured:
+        return
+    yield finding(doc, rule.code, rule.name, Severity.WARNING if strong else Severity.INFO,
+                  "this code runs several seeds, but neither the text nor a figure reports the "
+                  "spread across them (±, a standard deviation, a range, error bars): a reader "
+                  "cannot tell how much the seed moves the numbers the text reports; report it",
+                  at, 0)
 
 
 def check_single_seed_claims(doc: Document, rule: Rule) -> Iterator[Finding]:
     """Strong wording ("exactly", "always", "consistently") about a measured result that rests
-    on one seed: a warning, or info when the paper says it used one seed."""
+    on one seed: a warning, or info when the paper says it used one seed. When several seeds
+    were run, the text (or a figure) reports the spread across them (``_spread_unreported``)."""
     disclosed = any(_DISCLOSED.search(c.source) or _DISCLOSED.search(c.caption or "")
                     for c in doc.cells if c.cell_type != "code")
     if not single_seed(doc, disclosed):
+        yield from _spread_unreported(doc, rule)
         return
     severity = Severity.INFO if disclosed else Severity.WARNING
     for cell in doc.cells:

@@ -219,13 +219,35 @@ def check_todo(doc: Document, rule: Rule) -> Iterator[Finding]:
                                f"`note` cell (never exported)", cell, at)
 
 
+_DIMENSION_WORDS = frozenset((
+    "batch", "seq", "sequence", "pos", "position", "positions", "head", "heads", "layer",
+    "layers", "d_model", "d_head", "d_mlp", "d_vocab", "vocab", "hidden", "channel", "channels",
+    "time", "token", "tokens", "dim", "feature", "features", "embed", "width", "height",
+    "n_heads", "n_layers", "query", "key", "q", "k", "v", "row", "col", "i", "j"))
+"""Names of tensor axes: ``[layer, pos, head]`` is a shape, not a template slot."""
+_SHAPE_BEFORE = lazy(r"(?i)(?:shape|shaped|dimensions?|dims|indexed by|axes|size)\s*"
+                     r"(?:of\s*|is\s*|=\s*|:\s*)?$")
+_LIST_STEP = lazy(r"^[ \t]*(?:\d+[.)]|[-*+])[ \t]+$")
+
+
 def is_placeholder(body: str) -> bool:
     """True for a template slot like ``phenomenon`` / ``factor A`` / ``现象`` / ``i``.
 
     Not a slot: intervals and lists of single letters (``a, b``), task-list boxes (``x``),
-    numbers, citations, anything with digits or TeX. Inline math inside the slot
-    (``[condition on $w$]``) counts as a word.
+    numbers, citations, anything with digits or TeX; an editorial aside written with spaces
+    inside the brackets (``[ here the author … ]``: slots are written tight); a label in
+    capitals (``[NOTE]``); a list of tensor axes (``[layer, pos, head]``). Inline math inside
+    the slot (``[condition on $w$]``) counts as a word.
     """
+    if body[:1].isspace() or body[-1:].isspace():
+        return False
+    letters = [c for c in body if c.isalpha()]
+    if len(letters) > 1 and all(c.isupper() for c in letters if c.isascii()) and all(
+            c.isascii() for c in letters):
+        return False
+    items = [t.strip().lower() for t in body.split(",")]
+    if len(items) > 1 and all(t in _DIMENSION_WORDS for t in items):
+        return False
     body = _INLINE_MATH.sub("X", body).strip()
     if body[:1].isalpha() and _EXAMPLE_HINT.search(body):
         return True  # "[format, e.g. bfloat16]": a slot that shows an example
@@ -249,8 +271,13 @@ def _slots_in_cell(doc: Document, idx: int, link_defs: set[str]) -> Iterator[tup
         k = bisect.bisect_right(starts, offset) - 1
         return k >= 0 and prose[k][0] <= offset < prose[k][1]
 
+    code = _indented_code(src)
     for m in _PLACEHOLDER.finditer(src):
         if not (in_prose(m.start()) and in_prose(m.end() - 1)) or "`" in m.group("body"):
+            continue
+        if doc.in_dropped_html(idx, m.start()) or any(a <= m.start() < b for a, b in code):
+            continue  # raw HTML (a script's `([name, data]) =>`) or an indented code block
+        if _quoted_or_labelled(src, m.start(), m.end()):
             continue
         body = m.group("body")
         line_start = m.start() == 0 or src[m.start() - 1] == "\n"
@@ -410,6 +437,49 @@ def _template_lines() -> tuple[frozenset[str], dict[str, list[tuple[str, ...]]],
         else:
             loose.append(pieces)
     return frozenset(exact), by_prefix, loose
+
+
+def _indented_code(src: str) -> list[tuple[int, int]]:
+    """``[start, end)`` of the indented code blocks of a markdown source (as markdown-it reads
+    them); parsed only when some line starts with four spaces or a tab."""
+    if "\n    " not in src and "\n\t" not in src and not src.startswith(("    ", "\t")):
+        return []
+    from ..tex.markdown import parse
+
+    starts = [0] + [m.end() for m in re.finditer("\n", src)] + [len(src)]
+    out: list[tuple[int, int]] = []
+    stack = list(reversed(parse(src)))
+    while stack:
+        token = stack.pop()
+        if token.children:
+            stack.extend(reversed(token.children))
+        if token.type == "code_block" and token.map:
+            first, last = token.map
+            out.append((starts[min(first, len(starts) - 1)], starts[min(last, len(starts) - 1)]))
+    return out
+
+
+def _quoted_or_labelled(src: str, start: int, end: int) -> bool:
+    """Is the bracket at ``[start, end)`` inside quoted material (a blockquote line, an
+    unclosed ``"``/``“`` earlier in its paragraph, an open triple quote in the cell: a quoted
+    prompt or passage, whose brackets belong to the quotation), after a word that names a
+    tensor shape (``shape [batch, d]``), or the title of a list step whose text follows on the
+    next lines (``2. [Policy evaluation]``)?"""
+    para = max(src.rfind("\n\n", 0, start), -1) + 1
+    before = src[para:start]
+    line = src[src.rfind("\n", 0, start) + 1:start]
+    if line.lstrip().startswith(">"):
+        return True
+    if before.count('"') % 2 or before.count("“") > before.count("”") or (
+            src.count('"""', 0, start) % 2):
+        return True
+    if _SHAPE_BEFORE.search(before[-30:]):
+        return True
+    if _LIST_STEP.match(line):
+        rest = src[end:src.find("\n", end) if "\n" in src[end:] else len(src)]
+        following = src[end + len(rest) + 1:].split("\n", 1)[0]
+        return not rest.strip() and bool(following.strip()) and following[:1] in " \t"
+    return False
 
 
 def cell_slots(doc: Document, idx: int) -> list[tuple[int, str]]:

@@ -147,7 +147,8 @@ class Declarations:
 ROLE_WORDS: tuple[tuple[str, str], ...] = (
     (r"theorem|^thm|^theo|定理", "theorem"), (r"lemma|^lem|引理", "lemma"),
     (r"proposition|^prop|命题", "proposition"), (r"corollary|^cor|推论", "corollary"),
-    (r"claim|^clm|断言|论断", "claim"), (r"conjecture|^conj|hypothes|猜想", "claim"),
+    (r"conjecture|^conj|hypothes|猜想", "remark"),  # open by definition: nothing to close
+    (r"claim|^clm|断言|论断", "claim"),
     (r"definition|^def|^dfn|定义", "definition"),
     (r"assumption|^ass|^asm|^asu|假设|假定", "assumption"),
     (r"remark|^rem|^rmk|注记|^注$", "remark"),

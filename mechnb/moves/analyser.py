@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .cues import DERIVED_WEIGHT, Lexicon, en_ngrams, load_lexicon, zh_ngrams
-from .learned import Model, SentenceFacts, confidently_absent, features, load_model
+from .learned import Model, SentenceFacts, features, load_model
 from .sentences import Sentence, split_sentences
 
 METHODS = ("learned", "rules")
@@ -124,6 +124,10 @@ class Analysis:
     after ``earlier_expected_after`` which usually follows it."""
     unsure: tuple[str, ...] = ()
     """Moves no sentence makes clearly, but that one sentence may make: not reported missing."""
+    presence: dict[str, float] = field(default_factory=dict)
+    """Per move no sentence makes (English, learned layer): the probability that the abstract
+    as a whole still makes it (``Model.presence_probability``); below the move's bound it is
+    missing. For ``make bench``'s trade-off curve."""
 
     @property
     def templated(self) -> tuple[str, ...]:
@@ -318,15 +322,29 @@ def rule_pass(sentences: list[Sentence], lex: Lexicon | None = None
     return labelled, facts
 
 
+def sentence_roles(model: Model, facts: list[SentenceFacts]) -> list[dict[str, float]] | None:
+    """Each sentence's CSAbstruct role probabilities when the layer reads them (the role
+    weights are loaded here, on first use)."""
+    if not model.uses_roles:
+        return None
+    from .roles import load_roles
+
+    roles = load_roles()
+    return roles.probabilities([f.norm for f in facts]) if roles is not None else None
+
+
 def _learned(model: Model, labelled: list[LabelledSentence], facts: list[SentenceFacts],
-             moves: tuple[str, ...]) -> tuple[list[LabelledSentence], list[dict[str, float]]]:
+             moves: tuple[str, ...], roles: list[dict[str, float]] | None
+             ) -> tuple[list[LabelledSentence], list[dict[str, float]], list[dict[str, float]]]:
     """Each sentence's moves decided by the learned layer, and its probability of each move;
     the cue shown for a move is the strongest hand rule or phrase cue for it, else the word
     that weighs most towards it."""
     out: list[LabelledSentence] = []
     every: list[dict[str, float]] = []
+    all_feats: list[dict[str, float]] = []
     for i, (s, f) in enumerate(zip(labelled, facts, strict=True)):
-        feats = features(facts, i)
+        feats = features(facts, i, roles)
+        all_feats.append(feats)
         probs = model.probabilities(feats)
         every.append(probs)
         made = sorted((m for m, p in probs.items() if p >= model.thresholds[m]),
@@ -339,11 +357,12 @@ def _learned(model: Model, labelled: list[LabelledSentence], facts: list[Sentenc
                 continue
             word = model.strongest_word(m, feats)
             cues.append(Cue(m, probs[m], word or "", "learned" if word else "learned: position"))
-        if _SLOT.search(s.text):
-            out.append(LabelledSentence(s.sentence, (), (), tuple(made)))
+        if _SLOT.search(s.text):  # a template: the moves either reading says it would make
+            out.append(LabelledSentence(s.sentence, (), (), tuple(
+                made + [m for m in s.template if m not in made])))
         else:
             out.append(LabelledSentence(s.sentence, tuple(made), tuple(cues)))
-    return out, every
+    return out, every, all_feats
 
 
 def cued_moves(ruled: LabelledSentence, facts: SentenceFacts) -> frozenset[str]:
@@ -356,7 +375,9 @@ def cued_moves(ruled: LabelledSentence, facts: SentenceFacts) -> frozenset[str]:
 
 def _confident(missing: tuple[str, ...], learned: list[LabelledSentence],
                ruled: list[LabelledSentence], facts: list[SentenceFacts],
-               probs: list[dict[str, float]] | None, bounds: dict[str, float]
+               probs: list[dict[str, float]] | None, model: Model | None,
+               roles: list[dict[str, float]] | None, feats: list[dict[str, float]],
+               presence: dict[str, float] | None = None
                ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """``missing`` (moves no sentence makes) split into those the analyser is sure are absent
     and the unsure rest. Sure: a sentence that still has template slots would make it (fill
@@ -369,9 +390,16 @@ def _confident(missing: tuple[str, ...], learned: list[LabelledSentence],
     def absent(move: str) -> bool:
         if move in templated:
             return True
-        if probs is None:
+        if probs is None or model is None:
             return not any(move in found for found in cued)
-        return confidently_absent(move, bounds.get(move, 0.0), [probs[i] for i in live], cued)
+        if not live:  # every sentence still has slots: nothing written makes the move
+            return True
+        args = ([probs[i] for i in live], cued,
+                [roles[i] for i in live] if roles is not None else None,
+                [feats[i] for i in live] if feats else ())
+        if presence is not None and move in model.presence:
+            presence[move] = model.presence_probability(move, *args)
+        return model.missing(move, *args)
 
     sure = tuple(m for m in missing if absent(m))
     return sure, tuple(m for m in missing if m not in sure)
@@ -391,11 +419,17 @@ def analyse(text: str, lang: str | None = None, method: str = "learned") -> Anal
     ruled = labelled
     model = load_model() if method == "learned" else None
     probs: list[dict[str, float]] | None = None
+    roles: list[dict[str, float]] | None = None
+    feats: list[dict[str, float]] = []
     if model is not None and model.lang == lang:
-        labelled, probs = _learned(model, labelled, facts, lex.moves)
+        roles = sentence_roles(model, facts)
+        labelled, probs, feats = _learned(model, labelled, facts, lex.moves, roles)
+    else:
+        model = None
     made = {m for s in labelled for m in s.moves}
     missing = tuple(m for m in lex.moves if m not in made)
-    missing, unsure = _confident(missing, labelled, ruled, facts, probs,
-                                 model.absent_below if model is not None else {})
+    presence: dict[str, float] = {}
+    missing, unsure = _confident(missing, labelled, ruled, facts, probs, model, roles, feats,
+                                 presence)
     order, late = move_order([_sure_primary(s) for s in labelled], lex.moves)
-    return Analysis(lang, tuple(labelled), lex.moves, missing, order, late, unsure)
+    return Analysis(lang, tuple(labelled), lex.moves, missing, order, late, unsure, presence)

@@ -164,3 +164,28 @@ def evaluate(abstracts: Iterable[Mapping[str, Any]], method: str = "learned") ->
             if set(want) != set(got.moves):
                 scores.errors.append((ab["id"], got.text, want, list(got.moves)))
     return scores
+
+
+CURVE_BOUNDS = (0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7)
+"""Bounds at which ``tradeoff`` reports detection and false alarms."""
+
+
+def tradeoff(abstracts: Iterable[Mapping[str, Any]], moves: Iterable[str] = ("gap", "validation"),
+             bounds: Iterable[float] = CURVE_BOUNDS
+             ) -> list[tuple[str, float, int, int, int, int]]:
+    """The trade-off between false "missing" and detection if a move's bound were ``bound``:
+    ``(move, bound, present moves reported, present moves, deleted moves found, deletions)``.
+    A move counts as reported when no sentence makes it and the abstract's probability of
+    making it (``Analysis.presence``, the learned layer) is below the bound."""
+    moves = tuple(moves)
+    scores: dict[str, tuple[list[float], list[float]]] = {m: ([], []) for m in moves}
+    for ab in abstracts:
+        whole = analyse(joined(ab), ab["lang"])
+        for move in {m for s in ab["sentences"] for m in s["moves"]} & set(moves):
+            scores[move][0].append(whole.presence.get(move, 1.0))
+        for move, copy in deletions(ab):
+            if move in moves:
+                scores[move][1].append(analyse(joined(copy), ab["lang"]).presence.get(move, 1.0))
+    return [(m, b, sum(p < b for p in scores[m][0]), len(scores[m][0]),
+             sum(p < b for p in scores[m][1]), len(scores[m][1]))
+            for m in moves for b in bounds]

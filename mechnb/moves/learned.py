@@ -51,8 +51,11 @@ class SentenceFacts:
     contrast: bool
 
 
-def features(facts: Sequence[SentenceFacts], index: int) -> dict[str, float]:
-    """The feature vector of sentence ``index`` of an abstract (sparse: name → value)."""
+def features(facts: Sequence[SentenceFacts], index: int,
+             roles: Sequence[dict[str, float]] | None = None) -> dict[str, float]:
+    """The feature vector of sentence ``index`` of an abstract (sparse: name → value);
+    ``roles``: each sentence's CSAbstruct role probabilities (``roles.RoleModel``), whose
+    values for the sentence and its neighbours are features too."""
     f = facts[index]
     count = len(facts)
     out: dict[str, float] = {"bias": 1.0}
@@ -81,7 +84,63 @@ def features(facts: Sequence[SentenceFacts], index: int) -> dict[str, float]:
     if index > 0:
         for move in facts[index - 1].rule_moves:
             out["prev:" + move] = 1.0
+    if roles is not None:
+        for prefix, j in (("role:", index), ("role-prev:", index - 1), ("role-next:", index + 1)):
+            if 0 <= j < count:
+                for role, p in roles[j].items():
+                    out[prefix + role] = p
     return {k: v for k, v in out.items() if v}
+
+
+PRESENCE_ROLES = ("background", "objective", "method", "result", "other")
+EVIDENCE_WORDS = frozenset((
+    "experiment", "experiments", "experimental", "experimentally", "empirical", "empirically",
+    "simulation", "simulations", "validate", "validated", "validates", "validating", "verify",
+    "verified", "verifies", "confirm", "confirms", "confirmed", "confirming", "ablation",
+    "ablations", "ablating", "evaluate", "evaluation", "evaluations", "benchmark", "benchmarks",
+    "dataset", "datasets", "measure", "measured", "observe", "observed", "demonstrate",
+    "demonstrates", "demonstrated", "evidence", "results", "accuracy", "outperforms",
+    "consistent", "corroborate", "support", "supports", "supporting", "tested", "test"))
+"""Words of evidence; how many sentences hold one is a feature of the abstract for
+``validation`` (an abstract that no longer reports evidence rarely keeps them)."""
+
+
+def abstract_features(move: str, probs: Sequence[dict[str, float]],
+                      cued: Sequence[Iterable[str]],
+                      roles: Sequence[dict[str, float]] | None,
+                      feats: Sequence[dict[str, float]] = ()) -> dict[str, float]:
+    """What the abstract as a whole says about ``move``: the highest and second-highest
+    sentence probability (as log-odds), how many sentences come near it, whether any cue for
+    it fires, the strongest and the summed CSAbstruct role probabilities, the length, and
+    (from the sentences' features ``feats``) how many sentences hold numbers and, for
+    ``validation``, words of evidence."""
+    ps = sorted((p[move] for p in probs), reverse=True)
+    out: dict[str, float] = {"bias": 1.0}
+    if ps:
+        out["top1"] = _logit(ps[0])
+        out["top2"] = _logit(ps[1]) if len(ps) > 1 else -6.0
+        out["near"] = float(sum(p >= 0.2 for p in ps))
+        out["sum"] = sum(ps)
+    out["cued"] = float(sum(move in c for c in cued))
+    out["any-cue"] = float(out["cued"] > 0)
+    out["inverse-length"] = 1.0 / max(1, len(ps))
+    if roles:
+        for role in PRESENCE_ROLES:
+            values = [r[role] for r in roles]
+            out["role-max:" + role] = max(values)
+            out["role-sum:" + role] = sum(values)
+    if feats:
+        out["numbers"] = float(sum(f.get("number", 0.0) > 0 for f in feats))
+        if move == "validation":
+            hits = [sum(("w:" + w) in f for w in EVIDENCE_WORDS) for f in feats]
+            out["evidence-sentences"] = float(sum(h > 0 for h in hits))
+            out["evidence-most"] = float(max(hits))
+    return out
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
 
 
 def probability(weights: dict[str, float], feats: dict[str, float]) -> float:
@@ -99,7 +158,32 @@ class Model:
     lang: str
     absent_below: dict[str, float] = field(default_factory=dict)
     """Per move: when every sentence's probability stays below this (and no cue for the move
-    fires), the move is missing. 0 (or absent): the move is never reported missing."""
+    fires), the move is missing. 0 (or absent): the move is never reported missing. With a
+    ``presence`` model: the abstract's probability of making the move below which it is
+    missing."""
+    presence: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Per move: weights over ``abstract_features`` (the abstract as a whole makes the move)."""
+    uses_roles: bool = False
+    """Whether the sentence features include the CSAbstruct role probabilities."""
+
+    def missing(self, move: str, probs: Sequence[dict[str, float]],
+                cued: Sequence[Iterable[str]], roles: Sequence[dict[str, float]] | None,
+                feats: Sequence[dict[str, float]] = ()) -> bool:
+        """Is ``move`` missing from an abstract (sentences with template slots left out)?
+        With a presence model: the abstract as a whole (``abstract_features``) makes it with a
+        probability below ``absent_below``."""
+        bound = self.absent_below.get(move, 0.0)
+        if move in self.presence:
+            return self.presence_probability(move, probs, cued, roles, feats) < bound
+        return confidently_absent(move, bound, probs, cued)
+
+    def presence_probability(self, move: str, probs: Sequence[dict[str, float]],
+                             cued: Sequence[Iterable[str]],
+                             roles: Sequence[dict[str, float]] | None,
+                             feats: Sequence[dict[str, float]] = ()) -> float:
+        """The probability that the abstract as a whole makes ``move`` (presence model)."""
+        cued = [tuple(c) for c in cued]
+        return probability(self.presence[move], abstract_features(move, probs, cued, roles, feats))
 
     def probabilities(self, feats: dict[str, float]) -> dict[str, float]:
         """Move → probability that the sentence makes it."""
@@ -119,10 +203,12 @@ def model_from_json(data: dict[str, object]) -> Model:
     thresholds = data["thresholds"]
     assert isinstance(weights, dict) and isinstance(thresholds, dict)
     absent = data.get("absent_below", {})
-    assert isinstance(absent, dict)
+    presence = data.get("presence", {})
+    assert isinstance(absent, dict) and isinstance(presence, dict)
     return Model({m: dict(w) for m, w in weights.items()},
                  {m: float(t) for m, t in thresholds.items()}, str(data.get("lang", "en")),
-                 {m: float(t) for m, t in absent.items()})
+                 {m: float(t) for m, t in absent.items()},
+                 {m: dict(w) for m, w in presence.items()}, bool(data.get("uses_roles")))
 
 
 def confidently_absent(move: str, bound: float, probs: Sequence[dict[str, float]],

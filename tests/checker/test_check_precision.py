@@ -194,6 +194,11 @@ def all_example_findings(edit: Callable[[list[dict[str, Any]]], None]) -> list[F
     return check(paper_from_dict(nb, EXAMPLE))
 
 
+def _example_cells() -> list[dict[str, Any]]:
+    cells: list[dict[str, Any]] = json.loads(EXAMPLE.read_text("utf-8"))["cells"]
+    return cells
+
+
 def example_findings(edit: Callable[[list[dict[str, Any]]], None]) -> list[Finding]:
     """The findings ``edit`` adds to the example paper's own (one MECH083 info, below)."""
     before = {(f.code, f.cell, f.message) for f in all_example_findings(lambda cells: None)}
@@ -320,9 +325,79 @@ def test_exactness_from_one_seed_is_a_warning_when_the_paper_never_says_one_seed
     assert "“exactly”" in found[0].message
 
 
-def test_a_loop_over_seeds_is_not_one_seed() -> None:
-    def edit(cells: list[dict[str, Any]]) -> None:
+def test_a_loop_over_seeds_is_not_one_seed_but_the_text_reports_the_spread() -> None:
+    def loop(cells: list[dict[str, Any]]) -> None:
         code = next(c for c in cells if c["cell_type"] == "code")
         code["source"] = "for seed in (0, 1, 2):\n    pass\n" + "".join(code["source"])
 
-    assert [f.code for f in all_example_findings(edit)] == []
+    first_code = next(i for i, c in enumerate(_example_cells()) if c["cell_type"] == "code")
+    found = all_example_findings(loop)
+    # no "exactly from one seed" any more; instead: several seeds and no spread reported, a
+    # warning because the text still says "exactly" of a measured number
+    assert [(f.code, f.severity.value, f.cell) for f in found] == [("MECH083", "warning",
+                                                                     first_code)]
+    assert "runs several seeds" in found[0].message and "spread" in found[0].message
+
+    def loop_and_spread(cells: list[dict[str, Any]]) -> None:
+        loop(cells)
+        _replace(cells, 22, "Our analysis assumes", "The switch step has a spread of 4 steps "
+                 "across the three seeds. Our analysis assumes")
+
+    assert [f.code for f in all_example_findings(loop_and_spread)] == []
+
+
+# ---- MECH025: brackets that are not template slots (labelled on corpus notebooks) --------------
+
+NOT_SLOTS = [
+    "The cache stores the pattern with shape [layer, pos, head], so we index it per head.",
+    'Suppose the prompt reads:\n\n"""Summarise the passage below.\n\n<passage>\n{{text}}\n'
+    '</passage>\n\nKeep it to [number of sentences] sentences."""\n\nWe fill the variables from '
+    "the data set.",
+    "Categorical inputs look like this:\n\n    colour in [red, green, amber]\n\nEach gets its "
+    "own axis.",
+    "<script>\nrows.forEach(([label, score]) => draw(label, score));\n</script>",
+    'As the report puts it, the operator "stopped after a few dozen [trials] because the answer '
+    'was plain".',
+    "In the long run [ here the authors let the sample size grow without bound ] the error rate "
+    "settles.",
+    "**[NOTE]** Only the adapter weights are saved.",
+    "1. Start from any policy.\n2. [Policy evaluation]\n   Solve the linear system for its value."
+    "\n3. [Policy improvement]\n   Act greedily with respect to that value.",
+]
+SLOTS = [
+    "The effect grows with [model size], which we vary below.",
+    "- Sweeps over [number formats, optimizers, model sizes].",
+    "1. [first contribution]\n2. [second contribution]",
+]
+
+
+def test_brackets_that_are_shapes_quotes_code_asides_labels_or_step_titles_are_not_slots(
+        ) -> None:
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": text}
+             for text in ["# Probing copy heads", *NOT_SLOTS, *SLOTS]]
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}
+    findings = [f for f in check(paper_from_dict(nb, EXAMPLE.parent / "slots.ipynb"))
+                if f.code == "MECH025"]
+    first_slot = 1 + len(NOT_SLOTS)
+    assert sorted({f.cell for f in findings}) == [first_slot, first_slot + 1, first_slot + 2]
+    assert len(findings) == 4
+
+
+def test_a_conjecture_is_open_by_definition_and_needs_no_proof(tmp_path: Path) -> None:
+    found = paper(tmp_path, r"""
+\newtheorem{conjecture}{Conjecture}
+\section{Outlook}
+\begin{conjecture}
+Every damped sum with a random ratio below one settles almost surely.
+\end{conjecture}
+We leave this open; simulations agree with it.
+""")
+    assert codes_at(found, "MECH004") == []
+    found = paper(tmp_path, r"""
+\section{Outlook}
+\begin{theorem}
+Every damped sum with a random ratio below one settles almost surely.
+\end{theorem}
+We leave this open; simulations agree with it.
+""")
+    assert codes_at(found, "MECH004") == [line_of(tmp_path, r"\begin{theorem}")]

@@ -26,11 +26,13 @@ WRITTEN = json.loads((FIXTURES / "labelled.json").read_text("utf-8"))["abstracts
 
 FALSE_ALARMS = 0.05
 """The issue's ceiling: at most 1 present move in 20 reported missing."""
-CV_FOUND = {"gap": (28, 67), "validation": (13, 79)}
-"""(deleted and reported, deleted) out of fold on the training abstracts, as measured."""
-TEST2_FOUND = {"gap": (10, 25), "validation": (3, 25)}
-"""(deleted and reported, deleted) on test2, as measured once (false alarms: 1 of 182)."""
-WRITTEN_FOUND = {"en": {"gap": 2, "validation": 1}, "zh": {"gap": 8, "validation": 6}}
+CV_FOUND = {"gap": (58, 67), "validation": (22, 79)}
+"""(deleted and reported, deleted) out of fold on the training abstracts: floors a little below
+the measured 61 and 24 (issue 36: the abstract judged as a whole, CSAbstruct roles)."""
+TEST2_FOUND = {"gap": (21, 25), "validation": (4, 25)}
+"""(deleted and reported, deleted) on test2, as measured once: 23 and 4 (false alarms: 7 of
+182; before issue 36, 10 and 3 at 1 of 182)."""
+WRITTEN_FOUND = {"en": {"gap": 7, "validation": 2}, "zh": {"gap": 8, "validation": 6}}
 """Of 8 each, on the project-written abstracts (Chinese: the rules decide)."""
 
 
@@ -47,8 +49,10 @@ def test_false_alarms_and_detection_out_of_fold_on_the_training_abstracts(
     assert total == every
     assert sum(every.present.values()) >= 450
     assert every.false_alarm_rate() <= FALSE_ALARMS
-    # The bounds are picked so that each move, on its own, stays within 3% out of fold.
-    assert all(every.false_alarms[m] <= 0.03 * every.present[m] for m in MOVES)
+    # The bounds share one budget of 3% out of fold, and only the gap and the validation (the
+    # moves DESIGN §4 asks of every paper) may spend it: the other moves report none.
+    assert every.false_alarm_rate() <= 0.03
+    assert all(every.false_alarms[m] == 0 for m in MOVES if m not in ("gap", "validation"))
     # The splits the cue rules were never tuned on (the fairer view) stay within the ceiling.
     untuned = splits["heldout"].add(splits["train3"])
     assert untuned.false_alarm_rate() <= FALSE_ALARMS
@@ -89,17 +93,21 @@ def test_deletions_take_out_every_sentence_of_the_move() -> None:
     assert "context" in copies and "mechanism" not in copies
 
 
-def test_a_move_is_reported_only_when_the_analyser_is_sure() -> None:
-    # No cue, no sentence anywhere near validation: reported.
-    sure = analyse("Heads copy tokens. We show that copying arises from a two-step circuit.")
-    assert "validation" in sure.missing and "validation" not in sure.unsure
-    # A sentence that might be a gap (a first sentence, low but not negligible probability):
-    # no sentence makes the move, yet it is not reported — it is unsure.
-    assert "gap" in sure.unsure and "gap" not in sure.missing
-    # A weak cue for the move (a question) is enough to keep it from being reported.
+def test_a_move_is_judged_from_the_abstract_as_a_whole() -> None:
+    # Nothing in the abstract states a gap or evidence: both are reported.
+    bare = analyse("Heads copy tokens. We show that copying arises from a two-step circuit.")
+    assert {"gap", "validation"} <= set(bare.missing)
+    assert bare.presence["gap"] < 0.35 and bare.presence["validation"] < 0.15
+    # A question is a gap the text still makes: not reported.
     asked = analyse("Heads copy tokens. Do they copy everywhere? We show that copying arises "
                     "from a two-step circuit.")
-    assert "gap" not in asked.missing
+    assert "gap" not in asked.missing and "validation" in asked.missing
+    # Evidence anywhere in the abstract keeps validation from being reported; a move no
+    # sentence makes but the abstract as a whole might (here the implication) is unsure.
+    tested = analyse("Heads copy tokens. We show that copying arises from a two-step circuit. "
+                     "Experiments on GPT-2 confirm the prediction.")
+    assert "validation" not in tested.missing and "gap" in tested.missing
+    assert "implication" in tested.unsure and "implication" not in tested.missing
     # Chinese (the rules decide): missing only when no sentence has any cue for the move.
     zh = analyse("归纳头很重要。本文研究它们的形成。", "zh")
     assert "gap" in zh.missing and "contribution" not in zh.missing and zh.unsure == ()

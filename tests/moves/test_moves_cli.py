@@ -49,10 +49,8 @@ def test_stdin_text_marks_sentences_and_suggests_phrases_for_missing_moves() -> 
     assert lines[1].startswith("  1 [context] Heads copy tokens.")
     assert "missing: validation — the evidence that closes the loop" in proc.stdout
     assert "(abstract-validation-01)" in proc.stdout and "\x1b[" not in proc.stdout
-    # No sentence makes a gap, but the first one might: not reported missing (MECH060 stays
-    # silent), said as unsure.
-    assert "missing: gap" not in proc.stdout and "(abstract-gap-01)" not in proc.stdout
-    assert "unsure: gap — no sentence clearly makes it" in proc.stdout
+    # Nothing in the text states what is missing: the gap is reported, with a phrase.
+    assert "missing: gap" in proc.stdout and "(abstract-gap-01)" in proc.stdout
 
 
 def test_notebook_with_intro_gives_abstract_and_introduction() -> None:
