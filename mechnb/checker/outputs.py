@@ -38,6 +38,9 @@ PROSE_ROLES = frozenset({"result", "interpretation", "implication", "discussion"
 _OUTPUT_NUMBER = lazy(r"(?<![\w.])(?P<num>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|-?\.\d+)"
                       r"(?P<unit>\s?(?:\\?%|％|percent\b))?")
 _PERCENT_WORD = lazy(r"(?i)%|％|\bpercent\b|百分")
+_BARE_REPR = lazy(r"\s*<[\w.]+ object(?: at 0x[0-9a-fA-F]+)?>\s*")
+"""A ``text/plain`` that only names the object (``display(Latex(...))``): its richer
+representation is the one the reader sees."""
 _TAG = lazy(r"<[^<>]{0,2000}>")
 MIN_SIGNIFICANT = 2
 """A written value needs this many significant digits to be compared: "0.5" may be a setting
@@ -111,7 +114,10 @@ def _output_texts(outputs: Any) -> Iterator[str]:
         if isinstance(data, dict):
             for mime in ("text/plain", "text/markdown", "text/latex", "text/html"):
                 if mime in data:
-                    yield _TAG.sub(" ", _joined(data[mime]))
+                    text = _joined(data[mime])
+                    if mime == "text/plain" and _BARE_REPR.fullmatch(text):
+                        continue  # "<IPython.core.display.Latex object>": read the table
+                    yield _TAG.sub(" ", text)
                     break  # one representation of an output is enough
 
 

@@ -1,5 +1,6 @@
 """The references of every example paper: at least ten, every one cited in the text and carrying
-an identifier a reader can resolve (an arXiv id or a DOI)."""
+an identifier a reader can resolve (an arXiv id or a DOI; a work published only on the web, such
+as the Transformer Circuits Thread, its https URL)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,7 @@ def test_every_reference_has_an_id_and_is_cited(notebook: str) -> None:
         arxiv = (_ARXIV_ID.fullmatch(fields.get("eprint", ""))
                  and fields.get("archiveprefix", "").lower() == "arxiv")
         doi = _DOI.fullmatch(fields.get("doi", ""))
-        assert arxiv or doi, f"{key}: no arXiv eprint (with archiveprefix) and no DOI"
+        web = fields.get("url", "").startswith("https://")
+        assert arxiv or doi or web, f"{key}: no arXiv eprint (with archiveprefix), DOI or URL"
     cited = {site.name for site in Document(read_paper(NOTEBOOKS / notebook)).citations}
     assert set(entries) <= cited, f"never cited: {sorted(set(entries) - cited)}"
