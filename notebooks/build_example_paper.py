@@ -190,7 +190,8 @@ print(f"leading order (T = {T}): kappa_o = {kappa_o:.3e}, kappa_w = {kappa_w:.3e
 '''
 
 TRAIN_CODE = r'''
-runs = {t: [train(s, t, STEPS if t == T else predicted[t] + EXTRA) for s in SEEDS] for t in T_GRID}
+runs = {t: [train(seed, t, STEPS if t == T else predicted[t] + EXTRA) for seed in SEEDS]
+        for t in T_GRID}
 observed = {t: np.array([escape(h) for h, _, _ in runs[t]]) for t in T_GRID}
 
 cmap = {t: c for t, c in zip(T_GRID, ("C0", "C1", "C2"))}
@@ -239,8 +240,8 @@ print(f"contexts with i = 0: copy accuracy {i0.mean():.3f} (range {i0.min():.3f}
 SIGMA_CODE = r'''
 by_sigma = {SIGMA: observed[T]}
 for sigma in SIGMA_GRID:
-    by_sigma[sigma] = np.array([escape(train(s, T, STEPS + EXTRA, sigma)[0]) or np.nan
-                                for s in SEEDS])
+    by_sigma[sigma] = np.array([escape(train(seed, T, STEPS + EXTRA, sigma)[0]) or np.nan
+                                for seed in SEEDS])
 
 fig, ax = plt.subplots(figsize=(plt.rcParams["figure.figsize"][0], 2.2), layout="constrained")
 for k, (sigma, esc) in enumerate(by_sigma.items()):
