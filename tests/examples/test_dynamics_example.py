@@ -110,7 +110,7 @@ def _setup_namespace() -> dict[str, Any]:
     source = "\n".join(line for line in builder.SETUP_CODE.splitlines()
                        if not line.startswith("%")).replace("LABELS", "{}", 1)
     namespace: dict[str, Any] = {}
-    exec(compile(source, "example_paper setup", "exec"), namespace)  # noqa: S102
+    exec(compile(source, "example_paper setup", "exec"), namespace)
     return namespace
 
 
