@@ -500,7 +500,7 @@ entry).
          label="tab:settings",
          caption=r"Settings of the experiments of \cref{sec:experiments}, as the code uses them; "
                  r"one thread."),
-    code(PREDICT_CODE, "experiment", label="exp:prediction", kind="controlled",
+    code(PREDICT_CODE, "experiment", kind="controlled",
          validates=["thm:growth"]),
     md(r"""
 The predicted escape steps grow faster than the context length: 410, 680 and 1070 steps for
@@ -564,8 +564,9 @@ the reduced dynamics that define the prediction, so either could have failed.
 For this model the plateau length is a computable function of the setting, and the computation
 is cheap: the reduced dynamics cost one pass over $T-2$ contexts per step, against a batch of
 $B$ random contexts and a full backward pass for SGD. The same route — find the symmetry of the
-data, restrict the population dynamics to the symmetric set, iterate — applies whenever the data
-distribution is invariant under a large group, as in most synthetic in-context tasks. The
+data, restrict the population dynamics to the symmetric set, iterate — is open whenever the
+data distribution is invariant under a large group, as most synthetic in-context tasks are; we
+have not tested it beyond this one. The
 failure at large $\sigma$ is informative too: it marks the initialisation scale above which the
 timing of an induction head depends on the draw of the weights rather than on the task.
 """, "implication"),
@@ -661,22 +662,23 @@ $\sigma=1$ 时，逃逸步分散在 670 至 1000 步之间。把学到的前一�
 个位置，
 并复制那里的词元。在能实现它的最小 Transformer 中，第一层的*前一词元头*把每个词元的前驱写入其所在
 位置，
-第二层的注意力头再用当前词元去匹配第一层写入的内容，即 \citet{elhage2021mathematical} 所说的 K 组
-合。
+第二层的注意力头再用当前词元去匹配第一层写入的内容，即 Elhage 等\citep{elhage2021mathematical} 所
+说的 K 组合。
 """, "context", label="sec:intro"),
     md(r"""
-作为可学习软对齐的注意力机制始于 \citet{bahdanau2015neural}；完全基于注意力的 Transformer 由
-\citet{vaswani2017attention} 提出；把纯注意力 Transformer 分解为电路的框架来
-自 \citet{elhage2021mathematical}。
+作为可学习软对齐的注意力机制始于 Bahdanau 等\citep{bahdanau2015neural}；完全基于注意力
+的 Transformer 由
+Vaswani 等\citep{vaswani2017attention} 提出；把纯注意力 Transformer 分解为电路的框架来
+自 Elhage 等\citep{elhage2021mathematical}。
 关于归纳头为何突然形成，已有工作分别在上下文分类的极简模型
 中 \citep{chan2022data,reddy2024mechanistic}、
 从权重中存储的联想记忆出发 \citep{bietti2023birth}、在上下文马尔可夫链
 上 \citep{edelman2024evolution}、
 通过在训练中钳制子电路 \citep{singh2024needs}，以及借助两层 Transformer 梯度流的收敛性证明
-\citep{nichani2024causal,chen2024unveiling} 进行了研究。\citet{zucchet2025emergence} 把平台期归因
-于均匀
-注意力所携带的微弱信号，并在线性回归玩具模型中导出了平台期长度的幂律。\citet{saxe2013exact} 对深度
-线性
+\citep{nichani2024causal,chen2024unveiling} 进行了研究。Zucchet 等\citep{zucchet2025emergence} 把
+平台期归因于均匀
+注意力所携带的微弱信号，并在线性回归玩具模型中导出了平台期长度的幂律
+。Saxe 等\citep{saxe2013exact} 对深度线性
 网络中“长平台期—快速转变”的现象给出了精确解。进展度量 \citep{nanda2023progress} 与针对单个组件的因
 果干预
 \citep{meng2022locating,wang2023interpretability} 是这类解释所依赖的证据。
@@ -717,7 +719,8 @@ $\sigma=1$ 时，逃逸步分散在 670 至 1000 步之间。把学到的前一�
     md(r"""
 *两层纯注意力 Transformer* 的残差流在每个位置 $j$ 上存放词元 $e_{x_j}$、位置信息，以及供第一层写入
 的一个
-子空间，即 \citet{nichani2024causal} 所用的解耦形式。第一层是一个只读取位置的注意力头：以可学习分数
+子空间，即 Nichani 等\citep{nichani2024causal} 所用的解耦形式。第一层是一个只读取位置的注意力头：
+以可学习分数
 $A\in\mathbb{R}^{T\times T}$ 按 $S_{jk}=\operatorname{softmax}_{k\le j}(A_{jk})$ 分配注意力，写入
 $r_j=\sum_{k\le j}S_{jk}e_{x_k}$。第二层是位于末尾位置的一个注意力头：其查询–键矩阵
 $W\in\mathbb{R}^{V\times V}$ 把查询词元与第一层的输出配对，$s_j=e_q^\top W r_j$，并
@@ -843,7 +846,7 @@ $e_{x_{j-1}}$；(ii) 第二层的查询 $e_q$ 经由 $W\approx wI$，给前驱�
     code(SETTINGS_CODE.replace("SETTING_NAMES_HERE", repr(SETTING_NAMES["zh"])), "figure",
          label="tab:settings",
          caption=r"\cref{sec:experiments}中各实验的设置，取自代码实际使用的值；单线程。"),
-    code(PREDICT_CODE, "experiment", label="exp:prediction", kind="controlled",
+    code(PREDICT_CODE, "experiment", kind="controlled",
          validates=["thm:growth"]),
     md(r"""
 预测的逃逸步比上下文长度增长得更快：$T=12$、16、20 时分别为 410、680 和 1070 步。$T=16$ 时，
@@ -910,8 +913,8 @@ $W$ 中偏离对称集的分量，而约化在构造上舍弃了这些分量。
 历 $T-2$ 个上下文，
 而 SGD 每步需要 $B$ 个随机上下文和一次完整的反向传播。同样的路线——找出数据的对称性，把总体动力学限
 制到对称
-集上，再加以迭代——适用于数据分布在一个大群作用下不变的情形，多数合成的上下文学习任务都是如此。
-大 $\sigma$
+集上，再加以迭代——在数据分布于一个大群作用下不变时都可以尝试，多数合成的上下文学习任务正是如此；但
+本文只在这一个任务上检验过它。大 $\sigma$
 下的失效同样有意义：它标出了一个初始化尺度，超过它以后，归纳头形成的时刻取决于权重的随机抽取，而不
 再取决于
 任务本身。
