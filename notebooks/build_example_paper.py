@@ -526,8 +526,9 @@ After the escape the theory stops matching in one place. The reduced dynamics en
 accuracy 0.929, because on the canonical context with $i=0$ the query's own first occurrence has
 no predecessor and its key is $e_q$ itself, which the symmetric model always prefers. The trained
 models reach 0.950 (range 0.944–0.956): on contexts with $i=0$ they copy correctly in 0.323 of
-cases on average (range 0.206–0.432, five seeds), through components of $W$ off the symmetric
-set, which the reduction discards by construction.
+cases on average (range 0.206–0.432, five seeds). They must do so through parts of the trained
+weights off the symmetric set, which the reduction discards by construction; we have not traced
+which parts.
 """, "result"),
     code(SIGMA_CODE, "experiment", label="fig:sigma", kind="controlled",
          validates=["claim:escape"],
@@ -538,9 +539,9 @@ set, which the reduction discards by construction.
 The prediction holds only for a small initialisation, as \cref{claim:escape} states
 (\cref{fig:sigma}). At $\sigma=0.3$ the escape steps spread to a standard deviation of 38.3
 steps (mean 698, largest deviation 60); at $\sigma=1$ to 148.6 steps (mean 858, largest
-deviation 320). Initial entries of that size exceed the identity component that $w$ reaches on
-the plateau, so the trajectory no longer starts near the symmetric set; the reduced dynamics
-predict neither the mean nor the spread there.
+deviation 320). Initial entries of that size exceed the identity component $w$ over most of
+the plateau, which is consistent with the trajectory no longer starting near the symmetric set;
+the reduced dynamics predict neither the mean nor the spread there.
 """, "result"),
     code(INTERVENTION_CODE, "experiment", label="tab:intervention", kind="intervention",
          validates=["mech:chain"],
@@ -630,21 +631,15 @@ for $\eta\to0$ the iteration is the Euler scheme of a gradient flow in time $\et
 CELLS_ZH = [
     md(r"""
 归纳头的形成是突变式的：损失先在平台期停留，随后在几十步之内迅速下降。已有研究解释了这一转变为何发
-生，
-但尚不清楚能否在训练之前仅凭学习率、初始化尺度、词表大小和上下文长度算出它发生在哪一步。针对以 SGD
-训练、执行归纳任务的两层纯注意力 Transformer，我们利用数据分布在词元重新标号下的对称性，把总体梯度
-动力学
-从约 2300 个参数约化为一个位置矩阵和两个标量，给出平台期上的闭式增长律，并迭代约化动力学得到逃逸步
-的预测值。
-在三种上下文长度下各取 5 个随机种子，从小尺度初始化出发的 SGD 均在预测值的一个评估间隔（10 步）之
-内逃离
-平台期（预测值分别为 410、680 和 1070 步，最大偏差 10 步）。预测在理论本身指出的条件下失效：初始化
-尺度
-$\sigma=1$ 时，逃逸步分散在 670 至 1000 步之间。把学到的前一词元注意力模式换成均匀模式后，所有训练
-所得
-模型都输出查询词元；把该模式整体后移一位后，模型转而复制前次出现之后第二个位置上的词元。这两项干预
-实验
-证实了电路的预测。这些结果表明，在该模型中，归纳头形成的时刻是训练设定的可计算函数。
+生，但尚不清楚能否在训练之前仅凭学习率、初始化尺度、词表大小和上下文长度算出它发生在哪一步。针对
+以 SGD 训练、执行归纳任务的两层纯注意力 Transformer，我们利用数据分布在词元重新标号下的对称性，把
+总体梯度动力学从约 2300 个参数约化为一个位置矩阵和两个标量，给出平台期上的闭式增长律，并迭代约化动
+力学得到逃逸步的预测值。在三种上下文长度下各取 5 个随机种子，从小尺度初始化出发的 SGD 均在预测值的
+一个评估间隔（10 步）之内逃离平台期（预测值分别为 410、680 和 1070 步，最大偏差 10 步）。预测在理
+论本身指出的条件下失效：初始化尺度 $\sigma=1$ 时，逃逸步分散在 670 至 1000 步之间。把学到的前一词
+元注意力模式换成均匀模式后，所有训练所得模型都输出查询词元；把该模式整体后移一位后，模型转而复制前
+次出现之后第二个位置上的词元。这两项干预实验证实了电路的预测。这些结果表明，在该模型中，归纳头形成
+的时刻是训练设定的可计算函数。
 """, "abstract"),
     md(r"""
 # 引言
@@ -653,51 +648,40 @@ $\sigma=1$ 时，逃逸步分散在 670 至 1000 步之间。把学到的前一�
 \citep{elhage2021mathematical,olsson2022context}。在以自然语言训练的模型中，归纳头在训练的一小段时
 间内
 形成，且与损失的一次骤降同时出现；上下文学习的很大一部分可追溯到它们 \citep{olsson2022context}。要
-规划、
-调试或比较训练过程，需要知道某次训练*何时*形成归纳头，而不只是知道它最终会形成；这也是检验任何归纳
-头形成
-理论的定量标准。
+规划、调试或比较训练过程，需要知道某次训练*何时*形成归纳头，而不只是知道它最终会形成；这也是检验任
+何归纳头形成理论的定量标准。
 
 本文所说的*归纳头*，是指这样一个注意力头：遇到此前出现过的词元时，它关注该词元上一次出现位置的下一
-个位置，
-并复制那里的词元。在能实现它的最小 Transformer 中，第一层的*前一词元头*把每个词元的前驱写入其所在
-位置，
-第二层的注意力头再用当前词元去匹配第一层写入的内容，即 Elhage 等\citep{elhage2021mathematical} 所
-说的 K 组合。
+个位置，并复制那里的词元。在能实现它的最小 Transformer 中，第一层的*前一词元头*把每个词元的前驱写
+入其所在位置，第二层的注意力头再用当前词元去匹配第一层写入的内容，
+即 Elhage 等\citep{elhage2021mathematical} 所说的 K 组合。
 """, "context", label="sec:intro"),
     md(r"""
 作为可学习软对齐的注意力机制始于 Bahdanau 等\citep{bahdanau2015neural}；完全基于注意力
-的 Transformer 由
-Vaswani 等\citep{vaswani2017attention} 提出；把纯注意力 Transformer 分解为电路的框架来
-自 Elhage 等\citep{elhage2021mathematical}。
-关于归纳头为何突然形成，已有工作分别在上下文分类的极简模型
-中 \citep{chan2022data,reddy2024mechanistic}、
-从权重中存储的联想记忆出发 \citep{bietti2023birth}、在上下文马尔可夫链
-上 \citep{edelman2024evolution}、
-通过在训练中钳制子电路 \citep{singh2024needs}，以及借助两层 Transformer 梯度流的收敛性证明
+的 Transformer 由 Vaswani 等\citep{vaswani2017attention} 提出；把纯注意力 Transformer 分解为电路的
+框架来自 Elhage 等\citep{elhage2021mathematical}。关于归纳头为何突然形成，已有工作分别在上下文分类
+的极简模型中 \citep{chan2022data,reddy2024mechanistic}、从权重中存储的联想记忆出
+发 \citep{bietti2023birth}、在上下文马尔可夫链上 \citep{edelman2024evolution}、通过在训练中钳制子
+电路 \citep{singh2024needs}，以及借助两层 Transformer 梯度流的收敛性证明
 \citep{nichani2024causal,chen2024unveiling} 进行了研究。Zucchet 等\citep{zucchet2025emergence} 把
 平台期归因于均匀
 注意力所携带的微弱信号，并在线性回归玩具模型中导出了平台期长度的幂律
-。Saxe 等\citep{saxe2013exact} 对深度线性
-网络中“长平台期—快速转变”的现象给出了精确解。进展度量 \citep{nanda2023progress} 与针对单个组件的因
-果干预
+。Saxe 等\citep{saxe2013exact} 对深度线性网络中“长平台期—快速转变”的现象给出了精确解。进展度
+量 \citep{nanda2023progress} 与针对单个组件的因果干预
 \citep{meng2022locating,wang2023interpretability} 是这类解释所依赖的证据。
 """, "prior"),
     md(r"""
 尚缺的是一个*训练过程可以推翻的逃逸步预测*：它在训练之前由设定算出，针对从随机初始化出发、
-以 SGD 训练的
-普通 Transformer，用多个随机种子检验，并事先说明它在什么条件下应当失效。
+以 SGD 训练的普通 Transformer，用多个随机种子检验，并事先说明它在什么条件下应当失效。
 """, "gap"),
     md(r"""
 我们**从对称约化的视角**考察训练过程：数据分布在词元重新标号下不变，因此总体梯度使对称点保持对称；
-在对称集
-上，整个 Transformer 只由第一层的位置分数和两个标量刻画，这一系统小到可以精确迭代，并可在平台期上
-作闭式展开。
+在对称集上，整个 Transformer 只由第一层的位置分数和两个标量刻画，这一系统小到可以精确迭代，并可在
+平台期上作闭式展开。
 """, "lens"),
     md(r"""
 两层纯注意力 Transformer 离开平台期、开始复制的那一步，能否在训练之前由学习率、初始化尺度、词表大
-小和上下文
-长度预测出来？这样的预测又在何处失效？
+小和上下文长度预测出来？这样的预测又在何处失效？
 """, "question", label="q:main"),
     md(r"""
 - 把该模型的总体动力学精确约化为 $T^2+2$ 个数（\cref{prop:reduction}），并给出平台期上的闭式增长律
@@ -711,25 +695,20 @@ Vaswani 等\citep{vaswani2017attention} 提出；把纯注意力 Transformer 分
 # 设定
 
 上下文是由词表中 $V$ 个词元组成的长为 $T$ 的序列 $x_0,\dots,x_{T-1}$。其前 $T-1$ 个词元互不相同，
-均匀
-随机抽取；末尾词元 $q=x_{T-1}$ 重复 $x_i$，$i$ 在 $\{0,\dots,T-3\}$ 上均匀分布；*归纳目
-标*为 $y=x_{i+1}$。
-词元用独热向量 $e_v\in\mathbb{R}^V$ 表示。
+均匀随机抽取；末尾词元 $q=x_{T-1}$ 重复 $x_i$，$i$ 在 $\{0,\dots,T-3\}$ 上均匀分布；*归纳目
+标*为 $y=x_{i+1}$。词元用独热向量 $e_v\in\mathbb{R}^V$ 表示。
 """, "setup", label="sec:setup"),
     md(r"""
 *两层纯注意力 Transformer* 的残差流在每个位置 $j$ 上存放词元 $e_{x_j}$、位置信息，以及供第一层写入
-的一个
-子空间，即 Nichani 等\citep{nichani2024causal} 所用的解耦形式。第一层是一个只读取位置的注意力头：
-以可学习分数
-$A\in\mathbb{R}^{T\times T}$ 按 $S_{jk}=\operatorname{softmax}_{k\le j}(A_{jk})$ 分配注意力，写入
-$r_j=\sum_{k\le j}S_{jk}e_{x_k}$。第二层是位于末尾位置的一个注意力头：其查询–键矩阵
-$W\in\mathbb{R}^{V\times V}$ 把查询词元与第一层的输出配对，$s_j=e_q^\top W r_j$，并
-在 $j=0,\dots,T-1$
-上以 $b=\operatorname{softmax}_j(s)$ 分配注意力；其输出–值矩阵 $W_O\in\mathbb{R}^{V\times V}$ 给
-出 logit
-$z=W_O\sum_j b_j e_{x_j}$。损失为 $y$ 的交叉熵。$A$、$W$、$W_O$ 均从独立同分布
-的 $\mathcal{N}(0,\sigma^2)$
-初始化，并在每步新抽取的批次上以步长 $\eta$ 的普通 SGD 学习；$t$ 记 SGD 的步数。
+的一个子空间，即 Nichani 等\citep{nichani2024causal} 所用的解耦形式。第一层是一个只读取位置的注意
+力头：以可学习分
+数 $A\in\mathbb{R}^{T\times T}$ 按 $S_{jk}=\operatorname{softmax}_{k\le j}(A_{jk})$ 分配注意力，写
+入 $r_j=\sum_{k\le j}S_{jk}e_{x_k}$。第二层是位于末尾位置的一个注意力头：其查询–键矩
+阵 $W\in\mathbb{R}^{V\times V}$ 把查询词元与第一层的输出配对，$s_j=e_q^\top W r_j$，并
+在 $j=0,\dots,T-1$ 上以 $b=\operatorname{softmax}_j(s)$ 分配注意力；其输出–值矩
+阵 $W_O\in\mathbb{R}^{V\times V}$ 给出 logit $z=W_O\sum_j b_j e_{x_j}$。损失为 $y$ 的交叉熵
+。$A$、$W$、$W_O$ 均从独立同分布的 $\mathcal{N}(0,\sigma^2)$ 初始化，并在每步新抽取的批次上以步
+长 $\eta$ 的普通 SGD 学习；$t$ 记 SGD 的步数。
 """, "definition", label="def:model"),
     md(r"""
 # 理论
@@ -737,35 +716,28 @@ $z=W_O\sum_j b_j e_{x_j}$。损失为 $y$ 的交叉熵。$A$、$W$、$W_O$ 均�
 第一步是消去词元的具体身份。记 $I$ 为 $V\times V$ 单位矩阵，$J$ 为全 1 矩阵。
 """),
     md(r"""
-在 \cref{sec:setup} 的设定下，记 $\mathcal{L}(A,W,W_O)$ 为 \cref{def:model} 中模型的总体损失。在集合
-$\mathcal{M}=\{W=wI+w'J,\ W_O=oI+o'J\}$ 上，总体损失关于 $W$ 与 $W_O$ 的梯度属于
-$\operatorname{span}\{I,J\}$，因此从 $\mathcal{M}$ 出发的梯度下降始终停留在 $\mathcal{M}$ 中
-；$w'$ 与 $o'$
-不改变模型的输出；$\mathcal{L}$ 在 $\mathcal{M}$ 上等于 $T-2$ 个固定上下文（首次出现位置 $i$ 各取
-一个）上
-损失的平均。
+在 \cref{sec:setup} 的设定下，记 $\mathcal{L}(A,W,W_O)$ 为 \cref{def:model} 中模型的总体损失。在集
+合 $\mathcal{M}=\{W=wI+w'J,\ W_O=oI+o'J\}$ 上，总体损失关于 $W$ 与 $W_O$ 的梯度属
+于 $\operatorname{span}\{I,J\}$，因此从 $\mathcal{M}$ 出发的梯度下降始终停留在 $\mathcal{M}$ 中
+；$w'$ 与 $o'$ 不改变模型的输出；$\mathcal{L}$ 在 $\mathcal{M}$ 上等于 $T-2$ 个固定上下文（首次出
+现位置 $i$ 各取一个）上损失的平均。
 """, "proposition", label="prop:reduction", title="对称约化"),
     md(r"""
 该 Transformer 有 $T^2+2V^2$ 个参数（此处为 2304 个），但沿着小尺度初始化所靠近的对称路径，起作用
-的只有
-$A$、$W$ 的单位阵分量 $w$ 和 $W_O$ 的单位阵分量 $o$。这条路径上的总体动力学无需任何采样即可精确迭
-代，每步
-只需对 $T-2$ 个上下文做一次前向与反向计算。
+的只有 $A$、$W$ 的单位阵分量 $w$ 和 $W_O$ 的单位阵分量 $o$。这条路径上的总体动力学无需任何采样即可
+精确迭代，每步只需对 $T-2$ 个上下文做一次前向与反向计算。
 """, "interpretation"),
     md(r"""
-以置换矩阵 $P$ 对词元重新标号，数据分布保持不变，故
-$\mathcal{L}(A,PWP^\top,PW_OP^\top)=\mathcal{L}(A,W,W_O)$；在被所有 $P$ 固定的点上，梯度同样被所
-有 $P$
-固定，而与全部置换矩阵可交换的矩阵恰为 $\operatorname{span}\{I,J\}$。$J$ 的倍数只给每个分数和每
-个 logit
-加上同一常数，softmax 对此不敏感。在 $\mathcal{M}$ 上，模型在一个上下文上的输出只依赖于 $i$。完整
-推导见
+以置换矩阵 $P$ 对词元重新标号，数据分布保持不变，
+故 $\mathcal{L}(A,PWP^\top,PW_OP^\top)=\mathcal{L}(A,W,W_O)$；在被所有 $P$ 固定的点上，梯度同样被
+所有 $P$ 固定，而与全部置换矩阵可交换的矩阵恰为 $\operatorname{span}\{I,J\}$。$J$ 的倍数只给每个分
+数和每个 logit 加上同一常数，softmax 对此不敏感。在 $\mathcal{M}$ 上，模型在一个上下文上的输出只依
+赖于 $i$。完整推导见
 \cref{app:proofs}。
 """, "proof", kind="sketch"),
     md(r"""
 为了估计平台期的长度，我们在约化动力学的起点 $A=0$、$w=o=0$ 附近展开；此时所有注意力模式都是均匀的
-。记
-$H_m=\sum_{k=1}^m 1/k$，并令
+。记 $H_m=\sum_{k=1}^m 1/k$，并令
 $$
 \kappa_o=\frac{V-T}{VT(V-1)},\qquad
 \kappa_w=\frac{1}{T(V-1)}\cdot\frac{1}{T-2}\sum_{i=0}^{T-3}
@@ -773,10 +745,8 @@ $$
 \label{eq:kappa}
 $$
 其中，$\kappa_o$ 是输出映射学会复制上下文中任意词元的速率；$\kappa_w$ 是均匀的第一层已经携带的微弱
-匹配信号：
-目标位置 $i+1$ 的键以权重 $1/(i+2)$ 含有查询词元，略高于键的平均水平。直观地看，两者之所以小，是因
-为在均匀
-注意力下目标只是 $T$ 个位置之一。
+匹配信号：目标位置 $i+1$ 的键以权重 $1/(i+2)$ 含有查询词元，略高于键的平均水平。直观地看，两者之所
+以小，是因为在均匀注意力下目标只是 $T$ 个位置之一。
 """, "formula", label="eq:kappa"),
     md(r"""
 从 $A=0$、$w=o=0$ 出发、步长为 $\eta$ 时，\cref{prop:reduction} 的约化动力学在 $o_t$ 与 $w_t$ 较小
@@ -789,48 +759,38 @@ w_t=\tfrac12\kappa_o\kappa_w\eta^2t^2\,(1+O(o_t+w_t)),$$
 """, "theorem", label="thm:growth", title="平台期增长律"),
     md(r"""
 平台期是三个可学习量的接力。输出映射最先增长，因为从一开始复制上下文中的*某个*词元就能降低损失；匹
-配权重
-$w$ 随后在 $o$ 的驱动下增长；前一词元分数最后才动，因为它的梯度是前两者的乘积。当前一词元模式
-与 $w$ 开始
-相互加强时，模型逃离平台期；增长律本身并不给出这一时刻，所以预测需要迭代约化动力学，而不是套用某个
-公式。
-该定理也指出了什么*不应*起作用：初始化尺度，只要它小于 $w$ 与 $o$ 在平台期上达到的数值。
+配权重 $w$ 随后在 $o$ 的驱动下增长；前一词元分数最后才动，因为它的梯度是前两者的乘积。当前一词元模
+式与 $w$ 开始相互加强时，模型逃离平台期；增长律本身并不给出这一时刻，所以预测需要迭代约化动力学，
+而不是套用某个公式。该定理也指出了什么*不应*起作用：初始化尺度，只要它小于 $w$ 与 $o$ 在平台期上达
+到的数值。
 """, "interpretation"),
     md(r"""
 在 $A=0$、$o=0$ 处模型的预测是均匀分布，$W_O$ 的梯度的单位阵分量恰为 $-\kappa_o$；$W$ 的梯度的单位
-阵分量
-在一阶近似下为 $-o\kappa_w$，因为位置 $j$ 上分数的梯度为 $(o/T)(1/T-\mathbf{1}[j=i+1])$，而 $j$ 的
-键以
-权重 $\mathbf{1}[j\ge i]/(j+1)$ 含有 $e_q$（$j=T-1$ 处为 $2/T$）。$A$ 的梯度含有来自 $s_j$ 的因
-子 $w$
-和来自分数梯度的因子 $o$。把各步更新累加即得增长律；与 $\sigma$ 无关以及按 $1/\eta$ 缩放，是因为约
-化动力学
-恰好从 $0$ 出发，并且是梯度流的离散化。完整推导见 \cref{app:proofs}。
+阵分量在一阶近似下为 $-o\kappa_w$，因为位置 $j$ 上分数的梯度为 $(o/T)(1/T-\mathbf{1}[j=i+1])$，
+而 $j$ 的键以权重 $\mathbf{1}[j\ge i]/(j+1)$ 含有 $e_q$（$j=T-1$ 处为 $2/T$）。$A$ 的梯度含有来
+自 $s_j$ 的因子 $w$ 和来自分数梯度的因子 $o$。把各步更新累加即得增长律；与 $\sigma$ 无关以及
+按 $1/\eta$ 缩放，是因为约化动力学恰好从 $0$ 出发，并且是梯度流的离散化。完整推导
+见 \cref{app:proofs}。
 """, "proof", kind="sketch"),
     md(r"""
-当 $\sigma$ 较小时，对每个随机种子，SGD 的逃逸步（留出集复制准确率首次达到 $\tfrac12$ 的评估步）与
+当 $\sigma$ 较小时，对每个随机种子，SGD 的逃逸步（留出集复制准确率首次达到 $\tfrac12$ 的评估步）
+与
 \cref{prop:reduction} 的约化动力学（以相同的 $\eta$ 从零出发）的逃逸步之差不超过一个评估间隔。
 """, "claim", label="claim:escape"),
     md(r"""
 这一断言可以从两个方向被推翻：SGD 引入批次噪声，且起点不在对称集上，因此逃逸可能早于或晚于约化动力
-学的
-结果；断言本身也给出了适用界限——当 $\sigma$ 与 $w$ 在平台期上的数值（在本文设定下第 300 步时约
-为 $0.1$）
-相当时，初始化中偏离对称集的部分应使逃逸步发生随种子而变的偏移。
+学的结果；断言本身也给出了适用界限——当 $\sigma$ 与 $w$ 在平台期上的数值（在本文设定下第 300 步时约
+为 $0.1$）相当时，初始化中偏离对称集的部分应使逃逸步发生随种子而变的偏移。
 """, "interpretation"),
     md(r"""
 # 机制
 
-训练所得模型通过一条三步链完成复制：(i) 第一层的注意力模式把权重放在前一位置上，使 $r_j$ 含有
-$e_{x_{j-1}}$；(ii) 第二层的查询 $e_q$ 经由 $W\approx wI$，给前驱为 $q$ 的位置即 $j=i+1$ 打出最高
-分；
-(iii) 输出映射 $W_O\approx oI$ 把被关注的词元变为预测。这条链对第一层作出两个约化动力学并不计算的
-预测。
-把学到的模式换成均匀模式后，查询词元自身各次出现处的键（$e_q$ 的权重为 $1/(i+1)$ 与 $2/T$）得分高
-于目标
-位置的键（$1/(i+2)$），模型应当输出 $q$。把学到的模式整体后移一位后，$r_j$ 含有 $e_{x_{j-2}}$，模
-型应当
-复制 $x_{i+2}$ 而不是 $x_{i+1}$。
+训练所得模型通过一条三步链完成复制：(i) 第一层的注意力模式把权重放在前一位置上，使 $r_j$ 含
+有 $e_{x_{j-1}}$；(ii) 第二层的查询 $e_q$ 经由 $W\approx wI$，给前驱为 $q$ 的位置即 $j=i+1$ 打出最
+高分； (iii) 输出映射 $W_O\approx oI$ 把被关注的词元变为预测。这条链对第一层作出两个约化动力学并不
+计算的预测。把学到的模式换成均匀模式后，查询词元自身各次出现处的键（$e_q$ 的权重
+为 $1/(i+1)$ 与 $2/T$）得分高于目标位置的键（$1/(i+2)$），模型应当输出 $q$。把学到的模式整体后移一
+位后，$r_j$ 含有 $e_{x_{j-2}}$，模型应当复制 $x_{i+2}$ 而不是 $x_{i+1}$。
 """, "mechanism", label="mech:chain"),
     md(r"""
 # 实验
@@ -839,8 +799,7 @@ $e_{x_{j-1}}$；(ii) 第二层的查询 $e_q$ 经由 $W\approx wI$，给前驱�
 \cref{tab:settings}列出了全部设置。下面第一个单元在任何训练之前仅由设定算出预测值；第二个单元在每
 种上下文
 长度 $T\in\{12,16,20\}$ 下训练 5 个随机种子，每 10 步在每个种子的 500 个留出上下文上评估一次，并测
-量训练所得
-矩阵的单位阵分量 $o$ 与 $w$（对角元均值减去非对角元均值）。
+量训练所得矩阵的单位阵分量 $o$ 与 $w$（对角元均值减去非对角元均值）。
 """),
     code(SETUP_CODE.replace("LABELS", repr(LABELS["zh"]), 1).replace("FIGLANG", "zh")),
     code(SETTINGS_CODE.replace("SETTING_NAMES_HERE", repr(SETTING_NAMES["zh"])), "figure",
@@ -860,21 +819,17 @@ $e_{x_{j-1}}$；(ii) 第二层的查询 $e_q$ 经由 $W\approx wI$，给前驱�
                  r"\cref{thm:growth}的增长律。"),
     md(r"""
 每次运行都在其预测值的一个评估间隔之内逃离平台期（\cref{fig:dynamics} 左图）。$T=12$ 时，5 个种子
-全部在预测
-的第 410 步逃逸（标准差 0.0）；$T=16$ 时均值为 678 步，预测为 680 步（标准差 4.5）；$T=20$ 时均值
-为 1068 步，
-预测为 1070 步（标准差 8.4）；没有一次运行的偏差超过 10 步。增长律在平台期上成立
-（\cref{fig:dynamics} 右图）：
-第 300 步时实测 $o=1.189$（各种子间标准差 0.008），增长律给出 $1.210$；实测 $w=0.1326$（标准
-差 0.0034），
-增长律给出 $0.1333$；随着输出映射趋于饱和，$o$ 略低于线性律。
+全部在预测的第 410 步逃逸（标准差 0.0）；$T=16$ 时均值为 678 步，预测为 680 步（标准差 4.5）
+；$T=20$ 时均值为 1068 步，预测为 1070 步（标准差 8.4）；没有一次运行的偏差超过 10 步。增长律在平
+台期上成立（\cref{fig:dynamics} 右图）：第 300 步时实测 $o=1.189$（各种子间标准差 0.008），增长律
+给出 $1.210$；实测 $w=0.1326$（标准差 0.0034），增长律给出 $0.1333$；随着输出映射趋于饱和，$o$ 略
+低于线性律。
 
 逃逸之后，理论只在一处与实测不符。约化动力学最终的复制准确率为 0.929，因为在 $i=0$ 的典型上下文中
-，查询
-词元的首次出现没有前驱，其键就是 $e_q$ 本身，对称模型总是偏向它。训练所得模型达到 0.950（范围
-0.944–0.956）：在 $i=0$ 的上下文上，它们平均有 0.323 的比例复制正确（5 个种子，范围 0.206–0.432）
-，依靠的是
-$W$ 中偏离对称集的分量，而约化在构造上舍弃了这些分量。
+，查询词元的首次出现没有前驱，其键就是 $e_q$ 本身，对称模型总是偏向它。训练所得模型达到 0.950（范
+围 0.944–0.956）：在 $i=0$ 的上下文上，它们平均有 0.323 的比例复制正确（5 个种子，范
+围 0.206–0.432）。它们只能依靠训练所得权重中偏离对称集的部分，而约化在构造上舍弃了这些部分；具体是
+哪些部分，本文没有追查。
 """, "result"),
     code(SIGMA_CODE, "experiment", label="fig:sigma", kind="controlled",
          validates=["claim:escape"],
@@ -882,12 +837,9 @@ $W$ 中偏离对称集的分量，而约化在构造上舍弃了这些分量。
                  r"（各 5 个种子）与不依赖于 $\sigma$ 的预测值。"),
     md(r"""
 正如 \cref{claim:escape} 所述，预测只在初始化尺度较小时成立（\cref{fig:sigma}）。$\sigma=0.3$ 时，
-逃逸步的
-标准差扩大到 38.3 步（均值 698，最大偏差 60）；$\sigma=1$ 时扩大到 148.6 步（均值 858，最大偏
-差 320）。这样大小
-的初始元素超过了 $w$ 在平台期上达到的数值，轨迹不再从对称集附近出发；此时约化动力学既预测不了均值
-，也预测
-不了离散程度。
+逃逸步的标准差扩大到 38.3 步（均值 698，最大偏差 60）；$\sigma=1$ 时扩大到 148.6 步（均值 858，最
+大偏差 320）。这样大小的初始元素在平台期的大部分时间里都超过单位阵分量 $w$，这与轨迹不再从对称集附
+近出发的解释相符；此时约化动力学既预测不了均值，也预测不了离散程度。
 """, "result"),
     code(INTERVENTION_CODE, "experiment", label="tab:intervention", kind="intervention",
          validates=["mech:chain"],
@@ -897,85 +849,64 @@ $W$ 中偏离对称集的分量，而约化在构造上舍弃了这些分量。
                  r"各种子的均值 $\pm$ 标准差。"),
     md(r"""
 两种干预的结果都与电路的预测一致（\cref{tab:intervention}）。学到的注意力模式平均把每个位
-置 0.919 的注意力放在
-其前驱上，此时模型在 0.947 的上下文上复制 $x_{i+1}$。第一层换成均匀模式后，模型在所有上下文上都输
-出查询
-词元，复制随之消失。模式整体后移一位后，模型在 0.922 的上下文上复制 $x_{i+2}$，复制 $x_{i+1}$ 的比
-例只剩
-0.030——这是它们从未受过训练的行为。两种结果都是运行训练所得模型测出的，都不由定义预测的约化动力学
-算出，
-因此都本可能失败。
+置 0.919 的注意力放在其前驱上，此时模型在 0.947 的上下文上复制 $x_{i+1}$。第一层换成均匀模式后，模
+型在所有上下文上都输出查询词元，复制随之消失。模式整体后移一位后，模型在 0.922 的上下文上复
+制 $x_{i+2}$，复制 $x_{i+1}$ 的比例只剩 0.030——这是它们从未受过训练的行为。两种结果都是运行训练所
+得模型测出的，都不由定义预测的约化动力学算出，因此都本可能失败。
 """, "result"),
     md(r"""
 # 讨论
 
 对本文的模型而言，平台期长度是设定的一个可计算函数，且计算代价很低：约化动力学每步只需遍
-历 $T-2$ 个上下文，
-而 SGD 每步需要 $B$ 个随机上下文和一次完整的反向传播。同样的路线——找出数据的对称性，把总体动力学限
-制到对称
-集上，再加以迭代——在数据分布于一个大群作用下不变时都可以尝试，多数合成的上下文学习任务正是如此；但
-本文只在这一个任务上检验过它。大 $\sigma$
-下的失效同样有意义：它标出了一个初始化尺度，超过它以后，归纳头形成的时刻取决于权重的随机抽取，而不
-再取决于
-任务本身。
+历 $T-2$ 个上下文，而 SGD 每步需要 $B$ 个随机上下文和一次完整的反向传播。同样的路线——找出数据的对
+称性，把总体动力学限制到对称集上，再加以迭代——在数据分布于一个大群作用下不变时都可以尝试，多数合成
+的上下文学习任务正是如此；但本文只在这一个任务上检验过它。大 $\sigma$ 下的失效同样有意义：它标出了
+一个初始化尺度，超过它以后，归纳头形成的时刻取决于权重的随机抽取，而不再取决于任务本身。
 """, "implication"),
     md(r"""
 本文的模型是受限的两层纯注意力 Transformer：词元嵌入为独热向量，第一层的查询–键乘积只读取位置，第
-二层的
-查询–键与输出–值映射只作用于归纳路径，没有 MLP 和层归一化，且只在末尾位置计算损失；带可学习嵌入的
-标准
-Transformer 还有其他路径，可能推迟或提前逃逸。数据是合成的，除重复的那个词元外互不相同。预测是数值
-的——
-约化动力学需要迭代，只有平台期的起始段有闭式。每个设定只报告 5 个随机种子，批大小为 64，使用普
-通 SGD；
-Adam、小批次和学习率调度均未检验，逃逸步的分辨率为 10 步的评估间隔。
+二层的查询–键与输出–值映射只作用于归纳路径，没有 MLP 和层归一化，且只在末尾位置计算损失；带可学习
+嵌入的标准 Transformer 还有其他路径，可能推迟或提前逃逸。数据是合成的，除重复的那个词元外互不相同
+。预测是数值的—— 约化动力学需要迭代，只有平台期的起始段有闭式。每个设定只报告 5 个随机种子，批大小
+为 64，使用普通 SGD； Adam、小批次和学习率调度均未检验，逃逸步的分辨率为 10 步的评估间隔。
 """, "limitations"),
     md(r"""
 # 结论
 
 两层纯注意力 Transformer 何时逃离归纳平台期，可以在训练之前预测：对称约化把总体动力学化为一个位置
-矩阵与两个
-标量的动力学，迭代后即得逃逸步。在三种上下文长度下各取 5 个随机种子，从小尺度初始化出发的 SGD 均在
-预测值
-的 10 步之内逃逸；初始化尺度为 $1$ 时预测失效，这正是理论自身的假设所要求的。对前一词元头的干预按
-电路的预测
-消除或改变了复制行为。
+矩阵与两个标量的动力学，迭代后即得逃逸步。在三种上下文长度下各取 5 个随机种子，从小尺度初始化出发
+的 SGD 均在预测值的 10 步之内逃逸；初始化尺度为 $1$ 时预测失效，这正是理论自身的假设所要求的。对前
+一词元头的干预按电路的预测消除或改变了复制行为。
 """, "conclusion"),
     md(r"""
 # 证明
 \label{app:proofs}
 
-*约化。* 设 $\tau$ 为词元的一个置换，其矩阵为 $P$。用 $\tau$ 对上下文重新标号不改变其分布，且参数为
-$(A,PWP^\top,PW_OP^\top)$ 的模型在重新标号后的上下文上给出的 logit，恰是参数为 $(A,W,W_O)$ 的模型
-在原上下文上
-的 logit 经同样重新标号的结果；因此 $\mathcal{L}$ 不变，其在 $P$ 不动点处的梯度对每个 $P$ 满足
-$\nabla_W\mathcal{L}=P\,\nabla_W\mathcal{L}\,P^\top$。与所有置换矩阵可交换的矩阵，对角元彼此相等，
-非对角元
-彼此相等，故形如 $\alpha I+\beta J$。当 $W=wI+w'J$ 时，分数 $s_j=w\langle e_q,r_j\rangle+w'$（因
-为 $r_j$ 的
-各分量之和为 1）；当 $W_O=oI+o'J$ 时，词元 $v$ 的 logit 为 $o\,c_v+o'$（因
-为 $\sum_v c_v=1$，$c$ 为被关注的
-词元分布）；于是 $w'$ 与 $o'$ 在两个 softmax 中都被消去。在 $\mathcal{M}$ 上，模型在一个上下文上的
-输出是 $i$
-以及随重新标号一同变换的词元标号的函数，所以损失只依赖于 $i$。
+*约化。* 设 $\tau$ 为词元的一个置换，其矩阵为 $P$。用 $\tau$ 对上下文重新标号不改变其分布，且参数
+为 $(A,PWP^\top,PW_OP^\top)$ 的模型在重新标号后的上下文上给出的 logit，恰是参数为 $(A,W,W_O)$ 的模
+型在原上下文上的 logit 经同样重新标号的结果；因此 $\mathcal{L}$ 不变，其在 $P$ 不动点处的梯度对每
+个 $P$ 满足 $\nabla_W\mathcal{L}=P\,\nabla_W\mathcal{L}\,P^\top$。与所有置换矩阵可交换的矩阵，对角
+元彼此相等，非对角元彼此相等，故形如 $\alpha I+\beta J$。当 $W=wI+w'J$ 时，分
+数 $s_j=w\langle e_q,r_j\rangle+w'$（因为 $r_j$ 的各分量之和为 1）；当 $W_O=oI+o'J$ 时，词
+元 $v$ 的 logit 为 $o\,c_v+o'$（因为 $\sum_v c_v=1$，$c$ 为被关注的词元分布）；于
+是 $w'$ 与 $o'$ 在两个 softmax 中都被消去。在 $\mathcal{M}$ 上，模型在一个上下文上的输出是 $i$ 以
+及随重新标号一同变换的词元标号的函数，所以损失只依赖于 $i$。
 
-*增长律。* 在 $A=0$、$w=o=0$ 处，所有注意力均匀且 logit 为零，故 $P_v=1/V$。$W_O$ 的梯度为
-$\mathbb{E}[(P-e_y)c^\top]$，其中 $c_y=1/T$、$\sum_v c_v=1$；其对角元均值
-为 $\frac1V(\frac1V-\frac1T)$，非对角元
-均值为 $\frac{1}{V(V-1)}(\frac{V-1}{V}-1+\frac1T)$，二者之差为 $-\kappa_o$。对 $W$，损失关
-于 $b_j$ 的梯度为
-$o(P_{x_j}-\mathbf{1}[x_j=y])$，因此关于 $s_j$ 的梯度在一阶近似下
-为 $\frac{o}{T}(\frac1T-\mathbf{1}[j=i+1])$；
-$W$ 在第 $q$ 行得到 $\sum_j(\partial\ell/\partial s_j)\,r_j^\top$，其单位阵分量为
-$\frac{1}{V-1}\sum_j(\partial\ell/\partial s_j)\langle e_q,r_j\rangle$。第一层均匀时，
-$\langle e_q,r_j\rangle$ 在 $i\le j\le T-2$ 时为 $1/(j+1)$，在 $j=T-1$ 时为 $2/T$，在 $j<i$ 时
-为 $0$；对 $i$
-取平均即得 $-o\kappa_w$。$A_{jk}$ 的梯度为 $S_{jk}(G_{jk}-\sum_{k'}S_{jk'}G_{jk'})$，其中
-$G_{jk}=\mathbb{E}[(\partial\ell/\partial s_j)\,w\,\mathbf{1}[x_k=q]]$，它含有因子 $w$，并经由
-$\partial\ell/\partial s_j$ 含有因子 $o$。把 $o_{t+1}=o_t+\eta\kappa_o+O(\eta o_t)$ 与
-$w_{t+1}=w_t+\eta\kappa_w o_t+O(\eta o_t w_t)$ 逐步累加即得增长律。当 $\sigma\to0$ 时，SGD 从约化
-动力学的固定
-初值 $0$ 出发；当 $\eta\to0$ 时，该迭代是时间变量为 $\eta t$ 的梯度流的欧拉格式。
+*增长律。* 在 $A=0$、$w=o=0$ 处，所有注意力均匀且 logit 为零，故 $P_v=1/V$。$W_O$ 的梯度
+为 $\mathbb{E}[(P-e_y)c^\top]$，其中 $c_y=1/T$、$\sum_v c_v=1$；其对角元均值
+为 $\frac1V(\frac1V-\frac1T)$，非对角元均值为 $\frac{1}{V(V-1)}(\frac{V-1}{V}-1+\frac1T)$，二者之
+差为 $-\kappa_o$。对 $W$，损失关于 $b_j$ 的梯度为 $o(P_{x_j}-\mathbf{1}[x_j=y])$，因此关
+于 $s_j$ 的梯度在一阶近似下为 $\frac{o}{T}(\frac1T-\mathbf{1}[j=i+1])$； $W$ 在第 $q$ 行得
+到 $\sum_j(\partial\ell/\partial s_j)\,r_j^\top$，其单位阵分量
+为 $\frac{1}{V-1}\sum_j(\partial\ell/\partial s_j)\langle e_q,r_j\rangle$。第一层均匀时
+， $\langle e_q,r_j\rangle$ 在 $i\le j\le T-2$ 时为 $1/(j+1)$，在 $j=T-1$ 时为 $2/T$，在 $j<i$ 时
+为 $0$；对 $i$ 取平均即得 $-o\kappa_w$。$A_{jk}$ 的梯度
+为 $S_{jk}(G_{jk}-\sum_{k'}S_{jk'}G_{jk'})$，其
+中 $G_{jk}=\mathbb{E}[(\partial\ell/\partial s_j)\,w\,\mathbf{1}[x_k=q]]$，它含有因子 $w$，并经
+由 $\partial\ell/\partial s_j$ 含有因子 $o$。
+把 $o_{t+1}=o_t+\eta\kappa_o+O(\eta o_t)$ 与 $w_{t+1}=w_t+\eta\kappa_w o_t+O(\eta o_t w_t)$ 逐步累
+加即得增长律。当 $\sigma\to0$ 时，SGD 从约化动力学的固定初值 $0$ 出发；当 $\eta\to0$ 时，该迭代是
+时间变量为 $\eta t$ 的梯度流的欧拉格式。
 """, "appendix", label="app:proofs"),
 ]
 
