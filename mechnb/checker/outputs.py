@@ -39,8 +39,9 @@ _OUTPUT_NUMBER = lazy(r"(?<![\w.])(?P<num>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|-?\.\
                       r"(?P<unit>\s?(?:\\?%|％|percent\b))?")
 _PERCENT_WORD = lazy(r"(?i)%|％|\bpercent\b|百分")
 _TAG = lazy(r"<[^<>]{0,2000}>")
-_OBJECT_REPR = lazy(r"<[\w.]+ object(?: at 0x[0-9a-f]+)?>")
-"""The ``text/plain`` of a rich display (``<IPython.core.display.Markdown object>``): no value."""
+_OBJECT_REPR = lazy(r"<[\w.]+ object(?: at 0x[0-9a-fA-F]+)?>")
+"""The ``text/plain`` of a rich display (``<IPython.core.display.Markdown object>``,
+``display(Latex(...))``): no value; the richer representation is the one the reader sees."""
 MIN_SIGNIFICANT = 2
 """A written value needs this many significant digits to be compared: "0.5" may be a setting
 or a round figure, "0.013" is a measurement."""
@@ -115,7 +116,7 @@ def _output_texts(outputs: Any) -> Iterator[str]:
                 if mime in data:
                     text = _joined(data[mime])
                     if mime == "text/plain" and _OBJECT_REPR.fullmatch(text.strip()):
-                        continue  # display(Markdown(...)): the table is in the next one
+                        continue  # display(Markdown/Latex(...)): the table is in the next one
                     yield _TAG.sub(" ", text)
                     break  # one representation of an output is enough
 

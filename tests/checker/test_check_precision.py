@@ -200,7 +200,7 @@ def _example_cells() -> list[dict[str, Any]]:
 
 
 def example_findings(edit: Callable[[list[dict[str, Any]]], None]) -> list[Finding]:
-    """The findings ``edit`` adds to the example paper's own (one MECH083 info, below)."""
+    """The findings ``edit`` adds to the example paper's own (none, below)."""
     before = {(f.code, f.cell, f.message) for f in all_example_findings(lambda cells: None)}
     return [f for f in all_example_findings(edit) if (f.code, f.cell, f.message) not in before]
 
@@ -211,60 +211,77 @@ def _replace(cells: list[dict[str, Any]], index: int, old: str, new: str) -> Non
     cells[index]["source"] = source.replace(old, new, 1)
 
 
-def test_the_example_paper_gets_one_single_seed_info_to_start_with() -> None:
-    # "exactly as predicted" from one training run (cell 19): the paper says it used one seed,
-    # so this is info; nothing else is reported
-    found = all_example_findings(lambda cells: None)
-    assert [(f.code, f.severity.value, f.cell) for f in found] == [("MECH083", "info", 18)]
+# cells of the example paper the tests below edit (notebooks/example_paper.ipynb)
+ABSTRACT, DYNAMICS, DYNAMICS_RESULT, IMPLICATION, LIMITATIONS = 0, 25, 26, 31, 32
+
+
+def test_the_example_paper_has_no_findings_to_start_with() -> None:
+    # five seeds per setting, every number as printed: nothing to report
+    assert [(f.code, f.cell) for f in all_example_findings(lambda cells: None)] == []
 
 
 def test_a_results_number_that_differs_from_the_output_names_the_printed_value() -> None:
-    found = example_findings(lambda cells: _replace(cells, 18, "$0.017$", "$0.013$"))
-    assert [(f.code, f.cell) for f in found] == [("MECH081", 18)]
-    assert "text says 0.013, cell 18 printed 0.017" in found[0].message
-    found = example_findings(lambda cells: _replace(cells, 18, "$\\pi=0.968$", "$\\pi=0.958$"))
-    assert [(f.code, f.cell) for f in found] == [("MECH081", 18)]
-    assert "text says 0.958, cell 18 printed 0.968" in found[0].message
+    found = example_findings(lambda cells: _replace(cells, DYNAMICS_RESULT, "$o=1.189$",
+                                                    "$o=1.198$"))
+    assert [(f.code, f.cell) for f in found] == [("MECH081", DYNAMICS_RESULT)]
+    assert f"text says 1.198, cell {DYNAMICS_RESULT} printed 1.189" in found[0].message
+    found = example_findings(lambda cells: _replace(cells, DYNAMICS_RESULT, "(sd 0.0034)",
+                                                    "(sd 0.0043)"))
+    assert [(f.code, f.cell) for f in found] == [("MECH081", DYNAMICS_RESULT)]
+    assert f"text says 0.0043, cell {DYNAMICS_RESULT} printed 0.0034" in found[0].message
 
 
 def test_a_caption_number_that_differs_from_its_own_output() -> None:
     def edit(cells: list[dict[str, Any]]) -> None:
-        meta = cells[17]["metadata"]["mechnb"]
-        meta["caption"] += " At the end of training $\\beta=7.96$."
+        meta = cells[DYNAMICS]["metadata"]["mechnb"]
+        meta["caption"] += " At step 300, $o=1.198$."
 
     found = example_findings(edit)
-    assert [(f.code, f.cell) for f in found] == [("MECH081", 17)]
-    assert "text says 7.96, cell 18 printed 7.69: the caption" in found[0].message
+    assert [(f.code, f.cell) for f in found] == [("MECH081", DYNAMICS)]
+    assert f"text says 1.198, cell {DYNAMICS_RESULT} printed 1.189: the caption" in \
+        found[0].message
+
+
+def test_a_table_number_that_differs_from_the_latex_table_shown() -> None:
+    # the intervention table is shown with display(Latex(...)): its numbers are read from the
+    # text/latex output, not from the "<IPython.core.display.Latex object>" text/plain
+    found = example_findings(lambda cells: _replace(cells, 30, "$x_{i+2}$ on 0.922",
+                                                    "$x_{i+2}$ on 0.932"))
+    assert [(f.code, f.cell) for f in found] == [("MECH081", 30)]
+    assert "printed 0.922" in found[0].message
 
 
 def test_a_hundredth_of_a_shown_number_is_not_shown() -> None:
-    # the abstract's 0.02 rounds the printed 0.017; 0.002 is no printed value, and no shown
-    # "0.2" may stand for it unless a % says it is a percentage
-    found = example_findings(lambda cells: _replace(cells, 0, "within $0.02$", "within $0.002$"))
-    assert [(f.code, f.cell) for f in found] == [("MECH072", 0)]
+    # the printed 0.950 is no percentage: a summary's 0.0095 is no printed value, and no shown
+    # number may stand for it unless a % says it is a percentage
+    found = example_findings(lambda cells: _replace(
+        cells, ABSTRACT, "as the circuit predicts.",
+        "as the circuit predicts, and the trained models copy on $0.0095$ of the contexts."))
+    assert [(f.code, f.cell) for f in found] == [("MECH072", ABSTRACT)]
 
 
 # ---- MECH082 / MECH074: the scope and the strength of what the prose claims -------------------
 
 def test_a_claim_about_a_named_real_model_needs_a_real_model_experiment() -> None:
     found = example_findings(lambda cells: _replace(
-        cells, 21, "The logarithmic", "Induction heads in GPT-2 form when these two scalars "
-        "cross their thresholds. The logarithmic"))
-    assert [(f.code, f.cell) for f in found] == [("MECH082", 21)]
+        cells, IMPLICATION, "The same route", "Induction heads in GPT-2 form when the reduced "
+        "dynamics escape. The same route"))
+    assert [(f.code, f.cell) for f in found] == [("MECH082", IMPLICATION)]
     assert "GPT-2" in found[0].message
     # hedged, it is not a claim; in the limitations it is a limit, not a claim
     assert example_findings(lambda cells: _replace(
-        cells, 21, "The logarithmic", "The same may hold for induction heads in GPT-2. "
-        "The logarithmic")) == []
+        cells, IMPLICATION, "The same route", "The same may hold for induction heads in GPT-2. "
+        "The same route")) == []
     assert example_findings(lambda cells: _replace(
-        cells, 22, "One seed", "Induction heads in GPT-2 form differently. One seed")) == []
+        cells, LIMITATIONS, "The data are", "Induction heads in GPT-2 form differently. "
+        "The data are")) == []
 
 
 def test_proof_wording_for_an_experiment_is_read_in_the_discussion_too() -> None:
     found = example_findings(lambda cells: _replace(
-        cells, 21, "The logarithmic", "\\cref{fig:intervention} proves that the margin "
-        "decides when the head copies. The logarithmic"))
-    assert [(f.code, f.cell) for f in found] == [("MECH074", 21)]
+        cells, IMPLICATION, "The same route", "\\cref{tab:intervention} proves that the "
+        "previous-token pattern decides what the head copies. The same route"))
+    assert [(f.code, f.cell) for f in found] == [("MECH074", IMPLICATION)]
 
 
 # ---- domain rules and introduction moves ------------------------------------------------------
@@ -313,37 +330,67 @@ def test_domain_rules_apply_to_papers_about_transformers_only_and_say_so(tmp_pat
 
 # ---- MECH083: strong wording about a result from one seed -------------------------------------
 
-def test_exactness_from_one_seed_is_a_warning_when_the_paper_never_says_one_seed() -> None:
-    def edit(cells: list[dict[str, Any]]) -> None:
-        _replace(cells, 22, "One seed is\nreported; the switch steps move with the seed, the "
-                 "match", "The match")
-        meta = cells[16]["metadata"]["mechnb"]
-        meta["caption"] = meta["caption"].replace("; one seed, one thread", "")
+def _one_seed(cells: list[dict[str, Any]]) -> None:
+    """The example trained on one seed only, with "exactly" in its result."""
+    setup = next(c for c in cells if c["cell_type"] == "code")
+    setup["source"] = "SEED = 0\n" + "".join(setup["source"]).replace("SEEDS = range(5)",
+                                                                      "SEEDS = [SEED]")
+    for cell in cells:
+        if cell["cell_type"] == "code":
+            cell["source"] = "".join(cell["source"]).replace("for seed in SEEDS",
+                                                             "for _ in SEEDS")
+    _replace(cells, DYNAMICS_RESULT, "Every run escapes within one evaluation interval of its "
+             "prediction", "The run escapes exactly at its predicted step")
 
-    found = all_example_findings(edit)
-    assert [(f.code, f.severity.value, f.cell) for f in found] == [("MECH083", "warning", 18)]
+
+def test_exactness_from_one_seed_is_a_warning_when_the_paper_never_says_one_seed() -> None:
+    found = all_example_findings(_one_seed)
+    assert [(f.code, f.severity.value, f.cell) for f in found] == \
+        [("MECH083", "warning", DYNAMICS_RESULT)]
     assert "“exactly”" in found[0].message
 
+    def disclosed(cells: list[dict[str, Any]]) -> None:
+        _one_seed(cells)
+        _replace(cells, LIMITATIONS, "The data are", "One seed is reported. The data are")
 
-def test_a_loop_over_seeds_is_not_one_seed_but_the_text_reports_the_spread() -> None:
-    def loop(cells: list[dict[str, Any]]) -> None:
+    found = all_example_findings(disclosed)
+    assert [(f.code, f.severity.value, f.cell) for f in found] == \
+        [("MECH083", "info", DYNAMICS_RESULT)]
+
+
+def test_a_loop_over_seeds_is_not_one_seed() -> None:
+    def edit(cells: list[dict[str, Any]]) -> None:
+        _one_seed(cells)
         code = next(c for c in cells if c["cell_type"] == "code")
         code["source"] = "for seed in (0, 1, 2):\n    pass\n" + "".join(code["source"])
 
-    first_code = next(i for i, c in enumerate(_example_cells()) if c["cell_type"] == "code")
-    found = all_example_findings(loop)
-    # no "exactly from one seed" any more; instead: several seeds and no spread reported, a
-    # warning because the text still says "exactly" of a measured number
-    assert [(f.code, f.severity.value, f.cell) for f in found] == [("MECH083", "warning",
-                                                                     first_code)]
+    assert [f.code for f in all_example_findings(edit)] == []
+
+
+def _seeds_paper(result: str) -> list[Finding]:
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": "# Copying across seeds"},
+        {"cell_type": "code", "metadata": {}, "execution_count": 1, "source":
+         "import random\nfor seed in (0, 1, 2):\n    random.seed(seed)\n    print(seed, 0.947)",
+         "outputs": [{"output_type": "stream", "name": "stdout",
+                      "text": "0 0.947\n1 0.941\n2 0.953\n"}]},
+        {"cell_type": "markdown", "metadata": {"mechnb": {"role": "result"},
+                                               "tags": ["mech:result"]}, "source": result},
+    ]
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}
+    return [f for f in check(paper_from_dict(nb, EXAMPLE.parent / "seeds.ipynb"))
+            if f.code == "MECH083"]
+
+
+def test_several_seeds_and_a_strong_claim_without_the_spread() -> None:
+    found = _seeds_paper("In our runs the trained models consistently reach a held-out copy "
+                         "accuracy of 0.947.")
+    # several seeds, no spread reported, strong wording: a warning at the loop
+    assert [(f.severity.value, f.cell) for f in found] == [("warning", 1)]
     assert "runs several seeds" in found[0].message and "spread" in found[0].message
-
-    def loop_and_spread(cells: list[dict[str, Any]]) -> None:
-        loop(cells)
-        _replace(cells, 22, "Our analysis assumes", "The switch step has a spread of 4 steps "
-                 "across the three seeds. Our analysis assumes")
-
-    assert [f.code for f in all_example_findings(loop_and_spread)] == []
+    assert _seeds_paper("In our runs the trained models consistently reach a held-out copy "
+                        "accuracy of 0.947, with a standard deviation of 0.006 across the three "
+                        "seeds.") == []
 
 
 # ---- MECH025: brackets that are not template slots (labelled on corpus notebooks) --------------

@@ -1,5 +1,6 @@
 """The references of every example paper: at least ten, every one cited in the text and carrying
-an identifier a reader can resolve (an arXiv id or a DOI)."""
+an identifier a reader can resolve (an arXiv id or a DOI; a work published only on the web, such
+as the Transformer Circuits Thread, its https URL)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,8 @@ def test_every_reference_has_an_id_and_is_cited(notebook: str) -> None:
         arxiv = (_ARXIV_ID.fullmatch(fields.get("eprint", ""))
                  and fields.get("archiveprefix", "").lower() == "arxiv")
         doi = _DOI.fullmatch(fields.get("doi", ""))
-        assert arxiv or doi, f"{key}: no arXiv eprint (with archiveprefix) and no DOI"
+        web = fields.get("url", "").startswith("https://")
+        assert arxiv or doi or web, f"{key}: no arXiv eprint (with archiveprefix), DOI or URL"
     cited = {site.name for site in Document(read_paper(NOTEBOOKS / notebook)).citations}
     assert set(entries) <= cited, f"never cited: {sorted(set(entries) - cited)}"
 
@@ -80,6 +82,8 @@ def test_every_reference_has_a_recorded_source(bib: Path) -> None:
         _, ident, checked_at, date = rows[key]
         expected = ({f"arXiv:{fields['eprint']}"} if fields.get("eprint") else set()) | (
             {f"doi:{fields['doi']}"} if fields.get("doi") else set())
+        if not expected and fields.get("url", "").startswith("https://"):
+            expected = {f"url:{fields['url']}"}  # published only on the web (no arXiv, no DOI)
         assert ident in expected, f"{key}: the sources file says {ident}, the .bib {expected}"
         assert checked_at.strip(), f"{key}: where it was checked is empty"
         assert _DATE.fullmatch(date), f"{key}: {date!r} is not a date (YYYY-MM-DD)"

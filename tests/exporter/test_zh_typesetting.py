@@ -121,7 +121,9 @@ def test_the_chinese_examples_read_as_chinese_typesetting(tmp_path: Path, name: 
     spaced = re.findall(rf"{_REF_NAME} \(?[\dA-Z][\d.]*\)? [\u4e00-\u9fff]", text)
     tight = re.findall(rf"{_REF_NAME} ?\(?[\dA-Z][\d.]*\)?[\u4e00-\u9fff]", text)
     assert len(spaced) >= 5 and tight == []
-    assert text.count("“") == text.count("”") > 0 and text.count("‘") == text.count("’")
+    # a ’ between two letters is an apostrophe (d’Angelo in a reference), not a closing quote
+    singles = re.sub(r"(?<=[A-Za-z])’(?=[A-Za-z])", "", text)
+    assert text.count("“") == text.count("”") > 0 and singles.count("‘") == singles.count("’")
     assert not re.search(r"[\u4e00-\u9fff][\"']|[\"'][\u4e00-\u9fff]", text)
     assert not re.search(r"节 \d", text)
     if name == "example_paper_zh":
