@@ -357,6 +357,9 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
                 "formula-as-code", f"TeX rejects this formula "
                 f"({_tex_error(compiled)}); it is printed as code so the PDF builds: "
                 f"{replaced.formula[:80]!r}", cell))
+            definition = _failed_definition(compiled, cell)
+            if definition is not None and definition not in result.findings:
+                result.findings.append(definition)
             result.tex_path = write_export(out_dir, stem + ".tex", result.latex,
                                            result.resources, True)
             compiled = compile_pdf(result.tex_path, progress, engine=engine or result.engine,
@@ -413,7 +416,21 @@ def _log_text(log: Path) -> str:
     return (read_log(log) or b"").decode("utf-8", "replace")
 
 
+def _failed_definition(compiled: PdfResult, use: int | None) -> Finding | None:
+    """When TeX failed inside a macro the notebook defines (``pdf.parse_log`` blames the
+    defining cell and names the macro), a warning at the definition's own cell: the formula
+    printed as code is only where it was used."""
+    error = next((f for f in compiled.findings if f.name == "tex-error"), None)
+    if error is None or error.cell is None or error.cell == use or not error.labels:
+        return None
+    where = "" if use is None else f" in cell {use + 1}"
+    return replace(export_finding(
+        "formula-as-code", f"the definition of {error.labels[0]} in this cell fails where it is "
+        f"used{where} (that formula is printed as code): {_tex_error(compiled)}", error.cell),
+        line=error.line, column=error.column)
+
+
 def _tex_error(compiled: PdfResult) -> str:
     """TeX's message of the failed compile, shortened."""
     first = next((f.message for f in compiled.findings if f.name == "tex-error"), "a TeX error")
-    return first.split(";")[0][:120]
+    return first.split(" (.tex line")[0].split(";")[0][:160]
