@@ -386,7 +386,11 @@ class LatexRenderer:
             after_display = False
             rule = INLINE_RULES.get(child.type)
             if rule is not None:
-                out.append(rule(self, child, children, k))
+                latex = rule(self, child, children, k)
+                if latex.startswith("\\newline") and not _OPENERS_RE.sub("", "".join(out)):
+                    continue  # a line break needs a line: nothing printed yet (an image left
+                    # out, a tag without text) — TeX would stop at "no line here to end"
+                out.append(latex)
         return tight_cjk_references("".join(out).strip("\n"))
 
     def text(self, t: Token, siblings: Sequence[Token], k: int) -> str:
@@ -607,6 +611,9 @@ class LatexRenderer:
         self.ctx.add_finding("raw-html-dropped", f"raw HTML {snippet!r} is not exported to "
                              "LaTeX; write it as markdown")
 
+
+_OPENERS_RE = lazy(r"\\[A-Za-z]+\{|[{}\s]")
+"""What opens a group or a command's argument, and spaces: text of these only prints nothing."""
 
 BlockRule = Callable[[LatexRenderer, Sequence[Token], int], tuple[str, int, bool]]
 InlineRule = Callable[[LatexRenderer, Token, Sequence[Token], int], str]
