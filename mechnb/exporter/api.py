@@ -30,6 +30,7 @@ from .engines import (
     fallback_engine,
     lualatex_findings,
     missing_font_findings,
+    outline_fallback,
     pdftex_findings,
     script_font_findings,
 )
@@ -164,6 +165,10 @@ def render(paper: Paper, *, template: str | None = None, include_code: bool = Fa
         if note is not None:
             findings[-len(unsupported):] = after_fallback(unsupported)
             findings.append(note)
+        else:  # Cyrillic pdfLaTeX would draw as bitmaps here: outline fonts with XeLaTeX
+            chosen, note = outline_fallback(paper, engine, chosen, rendered)
+            if note is not None:
+                findings.append(note)
     elif chosen.name == "lualatex":
         findings += lualatex_findings(rendered)
     if chosen.name != "pdflatex":
