@@ -322,6 +322,54 @@ def _visible(latex: str) -> int:
     return len(_COMMAND_RE.sub("", latex).replace("~", " "))
 
 
+_PROSE_RE = lazy(r"\S\s+\S")
+
+
+def column_layout(aligns: list[str], columns: list[list[str]]
+                  ) -> tuple[str, str | None, frozenset[int]]:
+    """``(column spec, font size command, wrapped columns)`` for a table whose column ``k``
+    holds the LaTeX cells ``columns[k]``, laid out as a browser would: at its natural width when
+    it fits the line; else columns of prose (words with spaces) wrap as paragraphs (``p{…}``) in the width
+    the other columns leave, at the first size (``SIZES``) where each gets room for a few words;
+    else a smaller size for the whole table, and ``None`` (scale it to the line) past ``\\tiny``.
+    A wrapped column's cells are set ragged right (``wrap_cell``), as a browser sets them.
+    """
+    chars = [max([_visible(c) for c in col] or [1]) for col in columns]
+    natural = sum(chars) + 2 * len(chars)
+    if natural <= LINE_CHARACTERS:
+        return "".join(aligns), "", frozenset()
+    prose = [k for k, col in enumerate(columns)
+             if chars[k] > 16 and any(_PROSE_RE.search(c) for c in col)]
+    fixed = sum(chars[k] + 2 for k in range(len(chars)) if k not in prose)
+    wanted = sum(chars[k] + 2 for k in prose)
+    # a column is never narrower than its longest word (nor than a few words)
+    least = {k: max(12, 2 + max(_visible(w) for c in columns[k] for w in
+                                 _COMMAND_RE.sub(" ", c).split() or [""])) for k in prose}
+    for factor, size in SIZES:
+        line = LINE_CHARACTERS * factor
+        if natural <= line:
+            return "".join(aligns), size, frozenset()
+        budget = line - fixed
+        if prose and budget >= sum(least.values()):
+            spec = list(aligns)
+            shares = {k: max(least[k], budget * (chars[k] + 2) / wanted) for k in prose}
+            over = sum(shares.values()) - budget
+            extra = sum(shares[k] - least[k] for k in prose)
+            for k in prose:  # what the longest words take stays; the rest shares the room
+                share = shares[k] - (over * (shares[k] - least[k]) / extra if over > 0 < extra
+                                     else 0)
+                share = min(share, chars[k] + 2)
+                spec[k] = "p{" + f"{max(0.05, (share - 2) / line):.2f}" + "\\linewidth}"
+            return "".join(spec), size, frozenset(prose)
+    return "".join(aligns), None, frozenset()
+
+
+def wrap_cell(text: str) -> str:
+    """A cell of a wrapped (``p{…}``) column, ragged right in its own group (``\\\\`` after
+    it still ends the row)."""
+    return "{\\raggedright " + text + "\\par}" if text.strip() else text
+
+
 def _grid(rows: list[_Row]) -> list[tuple[bool, list[_Cell | None]]]:
     """Rows with spans laid out as browsers do: a cell spanning rows leaves ``None`` in the
     rows below it; a row spanning columns is followed by ``None`` in the columns it covers."""
@@ -372,15 +420,14 @@ def _tabular(rows: list[_Row]) -> str:
     header = [line for n, (_, line) in enumerate(grid) if n in heads]
     body = [line for n, (_, line) in enumerate(grid) if n not in heads]
     align = []
-    chars = []
+    columns = []
     for col in range(width):
         column = [c for line in body if col < len(line) and (c := line[col]) is not None]
         texts = [c.text for c in column if c.colspan == 1 and c.text and not c.header]
         align.append("r" if texts and all(_NUMBER_RE.match(t) for t in texts) else "l")
-        chars.append(max([_visible(c.text) for _, line in grid if col < len(line)
-                          and (c := line[col]) is not None and c.colspan == 1] or [1]))
-    wide = (sum(chars) + 2 * width) / LINE_CHARACTERS
-    size = next((cmd for limit, cmd in SIZES if wide <= limit), None)
+        columns.append([c.text for _, line in grid if col < len(line)
+                        and (c := line[col]) is not None and c.colspan == 1])
+    spec, size, wrapped = column_layout(align, columns)
 
     def row_tex(line: list[_Cell | None]) -> str:
         out = []
@@ -393,6 +440,8 @@ def _tabular(rows: list[_Row]) -> str:
                     out.append("")
                 continue
             text = "\\textbf{" + cell.text + "}" if cell.header and cell.text else cell.text
+            if col in wrapped and cell.colspan == 1:
+                text = wrap_cell(text)
             if cell.colspan > 1:
                 span = min(cell.colspan, width - col)
                 text = "\\multicolumn{" + str(span) + "}{c}{" + text + "}"
@@ -402,7 +451,7 @@ def _tabular(rows: list[_Row]) -> str:
     parts = []
     chunks = [body[k:k + ROWS_PER_TABLE] for k in range(0, len(body), ROWS_PER_TABLE)] or [[]]
     for chunk in chunks:
-        lines = ["\\begin{tabular}{" + "".join(align) + "}", "\\toprule"]
+        lines = ["\\begin{tabular}{" + spec + "}", "\\toprule"]
         lines += [row_tex(line) for line in header]
         if header and chunk:
             lines.append("\\midrule")

@@ -347,16 +347,27 @@ class LatexRenderer:
             elif t.type == "thead_close":
                 header_rows = len(rows)
             j += 1
+        from .html import column_layout, wrap_cell
+
         width = max([len(aligns)] + [len(r) for r in rows])
         aligns += ["l"] * (width - len(aligns))
-        lines = ["\\begin{center}", "\\begin{tabular}{" + "".join(aligns) + "}", "\\toprule"]
+        rows = [row + [""] * (width - len(row)) for row in rows]
+        # as wide as a browser lets it be: prose columns wrap, a wide table gets smaller
+        spec, size, wrapped = column_layout(aligns, [[row[k] for row in rows]
+                                                     for k in range(width)])
+        lines = ["\\begin{tabular}{" + spec + "}", "\\toprule"]
         for n, row in enumerate(rows):
-            row = row + [""] * (width - len(row))
-            lines.append(" & ".join(row) + " \\\\")
+            lines.append(" & ".join(wrap_cell(c) if k in wrapped else c
+                                    for k, c in enumerate(row)) + " \\\\")
             if n + 1 == header_rows:
                 lines.append("\\midrule")
-        lines += ["\\bottomrule", "\\end{tabular}", "\\end{center}"]
-        return "\n".join(lines), j + 1, False
+        lines += ["\\bottomrule", "\\end{tabular}"]
+        table = "\n".join(lines)
+        if size is None:
+            table = "\\resizebox{\\linewidth}{!}{\\tiny\n" + table + "}"
+        elif size:
+            table = "{" + size + "\n" + table + "}"
+        return "\\begin{center}\n" + table + "\n\\end{center}", j + 1, False
 
     # ---- inline level
 
