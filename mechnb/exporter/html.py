@@ -328,11 +328,12 @@ _PROSE_RE = lazy(r"\S\s+\S")
 def column_layout(aligns: list[str], columns: list[list[str]]
                   ) -> tuple[str, str | None, frozenset[int]]:
     """``(column spec, font size command, wrapped columns)`` for a table whose column ``k``
-    holds the LaTeX cells ``columns[k]``, laid out as a browser would: at its natural width when
-    it fits the line; else columns of prose (words with spaces) wrap as paragraphs (``p{…}``) in the width
-    the other columns leave, at the first size (``SIZES``) where each gets room for a few words;
-    else a smaller size for the whole table, and ``None`` (scale it to the line) past ``\\tiny``.
-    A wrapped column's cells are set ragged right (``wrap_cell``), as a browser sets them.
+    holds the LaTeX cells ``columns[k]``, laid out as a browser would: at its natural width
+    when it fits the line; else columns of prose (words with spaces) wrap as paragraphs
+    (``p{…}``) in the width the other columns leave, at the first size (``SIZES``) where each
+    gets room for its longest word; else a smaller size for the whole table, and ``None``
+    (scale it to the line) past ``\\tiny``. A wrapped column's cells are set ragged right
+    (``wrap_cell``), as a browser sets them.
     """
     chars = [max([_visible(c) for c in col] or [1]) for col in columns]
     natural = sum(chars) + 2 * len(chars)
