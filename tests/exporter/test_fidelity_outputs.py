@@ -143,6 +143,21 @@ def test_outputs_left_out_without_code_are_counted_in_one_finding() -> None:
     assert "\\textbf{head\\_name}" in shown.latex  # printed beside its code instead
 
 
+# a comparison table of prose, as course notebooks write them (wider than any line)
+PROSE_TABLE = """| Method | Main idea | Strengths | Weaknesses | Where it is used |
+|---|---|---|---|---|
+| Patching | Replace one activation with its value on another input | Causal, simple to run on any layer | One component at a time, many forward passes | Localizing a behaviour to heads and layers |
+| Probing | Train a linear classifier on the activations | Cheap, scales to every layer at once | Says what is decodable, not what is used | Finding where a feature is represented first |"""
+
+
+def test_a_table_wider_than_the_line_wraps_its_prose_columns() -> None:
+    result = render(paper_from_dict(_notebook(
+        {"cell_type": "markdown", "id": "p", "metadata": {}, "source": PROSE_TABLE})))
+    spec = result.latex.split("\\begin{tabular}{", 1)[1].split("}\n", 1)[0]
+    assert spec.startswith("l") and spec.count("p{") == 4, spec
+    assert "{\\raggedright Localizing a behaviour to heads and layers\\par} \\\\" in result.latex
+
+
 @pytest.mark.tex
 @needs_tex()
 def test_html_outputs_compile_with_their_text(tmp_path: Path) -> None:
@@ -150,12 +165,15 @@ def test_html_outputs_compile_with_their_text(tmp_path: Path) -> None:
         _code("df", [_html(DATAFRAME)], n=1),
         _code("big", [_html(_table(45, 3))], n=2),
         {"cell_type": "markdown", "id": "m", "metadata": {}, "source":
-         "![](https://example.org/cat.png)   \n*after the picture* the text goes on."})
+         "![](https://example.org/cat.png)   \n*after the picture* the text goes on."},
+        {"cell_type": "markdown", "id": "p", "metadata": {}, "source": PROSE_TABLE})
     done, text = _export(tmp_path, "tables", nb, "--include-code")
     assert done.returncode == 0, done.stderr
     for phrase in ("loss", "head_name", "0.125", "previous_token", "copy $x$ & paste",
-                   "column_2", "134.5", "after the picture"):
+                   "column_2", "134.5", "after the picture", "represented first"):
         assert phrase in text, phrase
+    log = (tmp_path / "build" / "tables" / "tables.log").read_text("utf-8", "replace")
+    assert not [b for b in log.split("Overfull \\hbox")[1:] if "Localizing" in b[:400]]
 
 
 # --------------------------------------------------------------------------- TeX messages
