@@ -144,10 +144,15 @@ def test_outputs_left_out_without_code_are_counted_in_one_finding() -> None:
 
 
 # a comparison table of prose, as course notebooks write them (wider than any line)
-PROSE_TABLE = """| Method | Main idea | Strengths | Weaknesses | Where it is used |
-|---|---|---|---|---|
-| Patching | Replace one activation with its value on another input | Causal, simple to run on any layer | One component at a time, many forward passes | Localizing a behaviour to heads and layers |
-| Probing | Train a linear classifier on the activations | Cheap, scales to every layer at once | Says what is decodable, not what is used | Finding where a feature is represented first |"""
+PROSE_TABLE = "\n".join([
+    "| Method | Main idea | Strengths | Weaknesses | Where it is used |",
+    "|---|---|---|---|---|",
+    "| Patching | Replace one activation with its value on another input | Causal, simple to run"
+    " on any layer | One component at a time, many forward passes | Localizing a behaviour to"
+    " heads and layers |",
+    "| Probing | Train a linear classifier on the activations | Cheap, scales to every layer at"
+    " once | Says what is decodable, not what is used | Finding where a feature is represented"
+    " first |"])
 
 
 def test_a_table_wider_than_the_line_wraps_its_prose_columns() -> None:
