@@ -34,7 +34,12 @@ from .engines import (
     pdftex_findings,
     script_font_findings,
 )
-from .fallback import MAX_FORMULAS_AS_CODE, error_line, formula_as_code
+from .fallback import (
+    MAX_FORMULAS_AS_CODE,
+    definition_as_code,
+    error_line,
+    formula_as_code,
+)
 from .judged import rebase
 from .latex import RenderedTex, render_latex
 from .styles import Style, parse_style, resolve_style
@@ -347,9 +352,17 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
                                latex=result.latex, resources=result.resources, sources=sources,
                                cells=tokens)
         for _ in range(MAX_FORMULAS_AS_CODE):  # a formula TeX rejects: printed as code, again
-            patched = (None if compiled.pdf is not None or _stopped(compiled)
-                       else formula_as_code(result.latex, error_line(_log_text(compiled.log))
-                                            or 0))
+            failed = None if compiled.pdf is not None or _stopped(compiled) else next(
+                (f for f in compiled.findings if f.name == "tex-error"), None)
+            # a definition of the notebook TeX fails in (or in its expansion): its uses print
+            # the macro's name, however many there are; else the formula at the error line
+            renamed = (definition_as_code(result.latex, failed.labels[0][1:],
+                                          "already defined" in failed.message)
+                       if failed is not None and failed.labels and failed.cell is not None
+                       else None)
+            patched = renamed or (None if compiled.pdf is not None or _stopped(compiled)
+                                  else formula_as_code(result.latex,
+                                                       error_line(_log_text(compiled.log)) or 0))
             if patched is None:
                 break
             before, (result.latex, replaced) = result.latex, patched
@@ -357,14 +370,25 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
                 result.rendered.regions, before, result.latex))
             if not trust:  # the rewritten document is judged again before it compiles
                 refuse_untrusted(result, engine=engine or result.engine)
-            cell = line_cells(result.latex, tokens)[replaced.first_line - 1]
-            result.findings.append(export_finding(
-                "formula-as-code", f"TeX rejects this formula "
-                f"({_tex_error(compiled)}); it is printed as code so the PDF builds: "
-                f"{replaced.formula[:80]!r}", cell))
-            definition = _failed_definition(compiled, cell)
-            if definition is not None and definition not in result.findings:
-                result.findings.append(definition)
+            if renamed is not None and failed is not None:
+                what = (f"it is exported as \\renewcommand (MathJax lets a definition replace "
+                        f"the old meaning of {failed.labels[0]})"
+                        if "already defined" in failed.message else
+                        f"where it is used the PDF prints {failed.labels[0]} in typewriter, as "
+                        "MathJax marks such a macro, so the PDF builds; fix the definition")
+                result.findings.append(replace(export_finding(
+                    "formula-as-code", f"TeX rejects the definition of {failed.labels[0]} "
+                    f"({_tex_error(compiled)}): {what}", failed.cell),
+                    line=failed.line, column=failed.column))
+            else:
+                cell = line_cells(result.latex, tokens)[replaced.first_line - 1]
+                result.findings.append(export_finding(
+                    "formula-as-code", f"TeX rejects this formula "
+                    f"({_tex_error(compiled)}); it is printed as code so the PDF builds: "
+                    f"{replaced.formula[:80]!r}", cell))
+                definition = _failed_definition(compiled, cell)
+                if definition is not None and definition not in result.findings:
+                    result.findings.append(definition)
             result.tex_path = write_export(out_dir, stem + ".tex", result.latex,
                                            result.resources, True)
             compiled = compile_pdf(result.tex_path, progress, engine=engine or result.engine,
