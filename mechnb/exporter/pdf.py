@@ -58,10 +58,11 @@ _COMMAND_RE = re.compile(r"\\[A-Za-z@]+")
 _UNDEF_REF_RE = re.compile(
     r"LaTeX Warning: Reference [`']([^']+)' on page \S+ undefined on input line (\d+)")
 _MISSING_CHAR_RE = re.compile(
-    r"^Missing character: There is no (?P<char>.{1,8}?) \(U\+(?P<code>[0-9A-Fa-f]{4,6})\) "
+    r"^Missing character: There is no (?P<char>.{1,8}?) \((?:U\+|\")(?P<code>[0-9A-Fa-f]{2,6})\) "
     r"in font (?P<font>[^\n]{0,200}?)!?$", re.MULTILINE)
 """XeTeX's and LuaTeX's note for a character the current font has no glyph for (LaTeX sets
-``\tracinglostchars=2``, so it is logged); the character is left out of the PDF."""
+``\tracinglostchars=2``, so it is logged); the character is left out of the PDF. An
+OpenType font's is written ``(U+0448)``, a TeX font's (math: ``cmmi10``) ``("448)``."""
 _FONT_NAME_RE = re.compile(r"^\[?\"?([^\]:;\"/]*)")
 MISSING_GLYPHS_SHOWN = 6
 """Characters named one by one in a missing-glyph finding; the rest are counted."""

@@ -259,3 +259,16 @@ def test_cyrillic_is_set_through_t2a_for_pdflatex(tmp_path: Path) -> None:
     done, text = _export(tmp_path, "ru", nb, "--engine", "pdflatex")
     assert done.returncode == 0, done.stderr
     assert RUSSIAN in " ".join(text.split()) and "Україна: ґ, є, ї" in text
+
+
+def test_cyrillic_in_math_is_text_and_a_lost_math_letter_is_reported() -> None:
+    from mechnb.exporter.pdf import missing_glyphs
+
+    nb = _notebook({"cell_type": "markdown", "id": "r", "metadata": {},
+                    "source": "Noise: $$y = \\sin(x) + шум$$"})
+    latex = render(paper_from_dict(nb)).latex
+    assert "y = \\sin(x) + \\text{ шум }" in latex  # MathJax sets it in a text font
+    # a TeX (math) font's lost character is logged as ("448), an OpenType font's as (U+0448)
+    log = 'Missing character: There is no ш ("448) in font cmmi10!\n'
+    [finding] = missing_glyphs(log, "x\n$y + ш$\n", (None, 1), {1: "$y + ш$"})
+    assert finding.code == "MECH821" and finding.cell == 1 and "cmmi10" in finding.message
