@@ -351,15 +351,23 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
         compiled = compile_pdf(result.tex_path, progress, engine=engine or result.engine,
                                latex=result.latex, resources=result.resources, sources=sources,
                                cells=tokens)
+        failed_in_use: set[str] = set()
         for _ in range(MAX_FORMULAS_AS_CODE):  # a formula TeX rejects: printed as code, again
             failed = None if compiled.pdf is not None or _stopped(compiled) else next(
                 (f for f in compiled.findings if f.name == "tex-error"), None)
-            # a definition of the notebook TeX fails in (or in its expansion): its uses print
-            # the macro's name, however many there are; else the formula at the error line
-            renamed = (definition_as_code(result.latex, failed.labels[0][1:],
-                                          "already defined" in failed.message)
-                       if failed is not None and failed.labels and failed.cell is not None
-                       else None)
+            # a definition of the notebook TeX fails in, or one that failed in a second use:
+            # its uses print the macro's name, however many there are; else (a first failing
+            # use: the fault may be in what it was given) the formula at the error line
+            name = (failed.labels[0] if failed is not None and len(failed.labels) == 2
+                    and failed.cell is not None else None)
+            renamed = None
+            if name is not None and failed is not None and (
+                    failed.labels[1] == "at-definition" or name in failed_in_use
+                    or "already defined" in failed.message):
+                renamed = definition_as_code(result.latex, name[1:],
+                                             "already defined" in failed.message)
+            elif name is not None:
+                failed_in_use.add(name)
             patched = renamed or (None if compiled.pdf is not None or _stopped(compiled)
                                   else formula_as_code(result.latex,
                                                        error_line(_log_text(compiled.log)) or 0))

@@ -140,10 +140,12 @@ def parse_log(log: str, tex_name: str, cells: tuple[int | None, ...],
                 if cell is None:  # the preamble line of a hoisted definition
                     message = f"{message} (the definition of {blamed[2]} in cell " \
                               f"{blamed[0] + 1})"
+                    labels = (blamed[2], "at-definition")
                 else:
                     message = f"{message} — inside {blamed[2]}, defined in cell " \
                               f"{blamed[0] + 1} and used in cell {cell + 1}"
-                cell, needle, labels = blamed[0], blamed[1], (blamed[2],)
+                    labels = (blamed[2], "in-use")
+                cell, needle = blamed[0], blamed[1]
             elif blamed is None and cell is not None:
                 # a macro of the notebook on the line TeX stopped at: say where it is defined
                 used = _defining_cell("", sources, "", tuple(

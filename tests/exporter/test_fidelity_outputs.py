@@ -223,15 +223,20 @@ def test_a_definition_that_fails_is_reported_at_its_own_cell(tmp_path: Path) -> 
     assert "Illegal parameter number in definition of \\pair" in line
     assert "MECH810" not in done.stderr
     assert text.count("\\pair") == 5 and "are small" in text  # as MathJax marks the uses
-    # a definition TeX accepts but that fails where it is used: reported at the definition
-    done, text = _export(tmp_path, "inside", _definitions("\\newcommand{\\bad}{x^{a}^{b}}",
-                                                          "The value $a \\bad b$ is small."))
+    # a definition TeX accepts but that fails where it is used: the first use is printed as
+    # code (the fault may be in what it was given), a second failing use blames the definition
+    done, text = _export(tmp_path, "inside", _definitions(
+        "\\newcommand{\\bad}{x^{a}^{b}}",
+        "The value $a \\bad b$ is small.\n\nAnd $c \\bad d$ too."))
     assert done.returncode == 0, done.stderr
-    assert "is small" in text and "\\bad" in text
-    [line] = [x for x in done.stderr.splitlines() if "MECH834" in x]
-    assert "inside.ipynb[cell 2]:1:11: MECH834 warning" in line
+    assert "is small" in text and "$a \\bad b$" in text and "c\\badd" in text.replace(" ", "")
+    at_definition = [x for x in done.stderr.splitlines()
+                     if "inside.ipynb[cell 2]:1:11: MECH834" in x]
+    assert len(at_definition) == 2
+    assert "fails where it is used in cell 4 (that formula is printed as code)" in at_definition[0]
     assert "TeX rejects the definition of \\bad (TeX error: Double superscript. — inside " \
-        "\\bad, defined in cell 2 and used in cell 4)" in line
+        "\\bad, defined in cell 2 and used in cell 4)" in at_definition[1]
+    assert [x for x in done.stderr.splitlines() if "inside.ipynb[cell 4]" in x and "MECH834" in x]
 
 
 # --------------------------------------------------------------------------- Cyrillic
