@@ -75,8 +75,8 @@ _MACRO_MATH_RE = lazy(
 def _compatible(math: str, display: bool) -> str:
     """``math`` with the MathJax-compatibility rewrites made (``mechnb.tex.mathcompat``; the
     checker reports each at its cell: MECH036, MECH038, MECH039, MECH080)."""
-    if "\\" not in math and "$" not in math:
-        return math
+    if "\\" not in math and "$" not in math and math.isascii():  # (letters of other scripts
+        return math  # go into \text{…}: cjk-in-math)
     return mathjax_redefinitions(rewrite_math(math, display=display)[0])
 
 

@@ -63,6 +63,11 @@ _MISSING_CHAR_RE = re.compile(
 """XeTeX's and LuaTeX's note for a character the current font has no glyph for (LaTeX sets
 ``\tracinglostchars=2``, so it is logged); the character is left out of the PDF. An
 OpenType font's is written ``(U+0448)``, a TeX font's (math: ``cmmi10``) ``("448)``."""
+_DISPLAY_OPEN_RE = re.compile(r"\\\[|\\begin\{(?:equation|align|gather|multline|flalign|"
+                              r"alignat|eqnarray)\*?\}")
+_DISPLAY_CLOSE_RE = re.compile(r"\\\]|\\end\{(?:equation|align|gather|multline|flalign|"
+                               r"alignat|eqnarray)\*?\}")
+_INLINE_MATH_RE = re.compile(r"(?<!\\)\$[^$]*\$|\\\(.*?\\\)")
 _FONT_NAME_RE = re.compile(r"^\[?\"?([^\]:;\"/]*)")
 MISSING_GLYPHS_SHOWN = 6
 """Characters named one by one in a missing-glyph finding; the rest are counted."""
@@ -305,18 +310,29 @@ def missing_glyphs(log: str, tex: str, cells: tuple[int | None, ...],
     if "Missing character" not in log:
         return []
     fonts: dict[str, set[str]] = {}
+    in_math: set[str] = set()
+    """Characters lost in a TeX font (``("448) in font cmmi10``): math fonts; traced to math."""
     for m in _MISSING_CHAR_RE.finditer(log):
         char = chr(int(m.group("code"), 16))
         name = _FONT_NAME_RE.match(m.group("font").strip())
         fonts.setdefault(char, set()).add(name.group(1).strip() if name else "?")
+        if "(\"" in m.group(0):
+            in_math.add(char)
     if not fonts:
         return []
     by_cell: dict[int | None, list[str]] = {}
+    display = False
     for n, line in enumerate(tex.split("\n"), 1):
+        opens = _DISPLAY_OPEN_RE.search(line)
+        math = line if display or opens else "".join(_INLINE_MATH_RE.findall(line))
+        if _DISPLAY_CLOSE_RE.search(line):
+            display = False
+        elif opens:
+            display = True
         if line.isascii():
             continue
         for char in fonts:
-            if char in line:
+            if char in (math if char in in_math else line):
                 held = by_cell.setdefault(_cell_for(cells, n), [])
                 if char not in held:
                     held.append(char)

@@ -275,5 +275,6 @@ def test_cyrillic_in_math_is_text_and_a_lost_math_letter_is_reported() -> None:
     assert "y = \\sin(x) + \\text{ шум }" in latex  # MathJax sets it in a text font
     # a TeX (math) font's lost character is logged as ("448), an OpenType font's as (U+0448)
     log = 'Missing character: There is no ш ("448) in font cmmi10!\n'
-    [finding] = missing_glyphs(log, "x\n$y + ш$\n", (None, 1), {1: "$y + ш$"})
-    assert finding.code == "MECH821" and finding.cell == 1 and "cmmi10" in finding.message
+    tex = "x\nшум в тексте\n$y + ш$\n"  # traced to math only: text has other fonts
+    [finding] = missing_glyphs(log, tex, (None, 1, 2), {1: "шум в тексте", 2: "$y + ш$"})
+    assert finding.code == "MECH821" and finding.cell == 2 and "cmmi10" in finding.message
