@@ -365,10 +365,11 @@ def column_layout(aligns: list[str], columns: list[list[str]]
     return "".join(aligns), None, frozenset()
 
 
-def wrap_cell(text: str) -> str:
-    """A cell of a wrapped (``p{…}``) column, ragged right in its own group (``\\\\`` after
-    it still ends the row)."""
-    return "{\\raggedright " + text + "\\par}" if text.strip() else text
+def wrap_cell(text: str, last: bool) -> str:
+    """A cell of a wrapped (``p{…}``) column, ragged right as a browser sets it — except in
+    the last column, where ``\\raggedright`` would take the row's ``\\\\`` for its own (and a
+    ``\\par`` to end it inside a group adds a blank line under the row): that one is justified."""
+    return "\\raggedright " + text if text.strip() and not last else text
 
 
 def _grid(rows: list[_Row]) -> list[tuple[bool, list[_Cell | None]]]:
@@ -442,7 +443,7 @@ def _tabular(rows: list[_Row]) -> str:
                 continue
             text = "\\textbf{" + cell.text + "}" if cell.header and cell.text else cell.text
             if col in wrapped and cell.colspan == 1:
-                text = wrap_cell(text)
+                text = wrap_cell(text, col == width - 1)
             if cell.colspan > 1:
                 span = min(cell.colspan, width - col)
                 text = "\\multicolumn{" + str(span) + "}{c}{" + text + "}"

@@ -357,7 +357,7 @@ class LatexRenderer:
                                                      for k in range(width)])
         lines = ["\\begin{tabular}{" + spec + "}", "\\toprule"]
         for n, row in enumerate(rows):
-            lines.append(" & ".join(wrap_cell(c) if k in wrapped else c
+            lines.append(" & ".join(wrap_cell(c, k == width - 1) if k in wrapped else c
                                     for k, c in enumerate(row)) + " \\\\")
             if n + 1 == header_rows:
                 lines.append("\\midrule")
