@@ -11,12 +11,14 @@ STAMP := $(VENV)/.mechnb-installed
 # GB/T 7714 numerical references of Chinese papers; texlive-science, -publishers, -plain-generic
 # (54 MB) and tex-gyre (6 MB): algorithm/algorithmic/algpseudocode, siunitx, llncs, ulem, soul,
 # tgpagella/tgtermes, the packages ML and theory papers load most that TeX Live's base lacks
-# (measured for issue 35).
+# (measured for issue 35); texlive-lang-cyrillic (21 MB download, 41 MB installed): T2A and the LH
+# fonts, so pdfLaTeX sets Cyrillic as arXiv does (as bitmaps here: cm-super's outline fonts, 53 MB,
+# are left out, and an English paper with Cyrillic builds here with XeLaTeX; issue 34).
 TEX_PACKAGES := texlive-xetex texlive-luatex texlive-latex-recommended texlive-latex-extra \
 	texlive-lang-chinese texlive-fonts-recommended latexmk lmodern latex-cjk-chinese fonts-noto-cjk \
 	latex-cjk-chinese-arphic-gbsn00lp latex-cjk-chinese-arphic-gkai00mp poppler-utils \
 	texlive-bibtex-extra texlive-science texlive-publishers texlive-plain-generic \
-	fonts-noto-core fonts-noto-mono fonts-symbola tex-gyre
+	fonts-noto-core fonts-noto-mono fonts-symbola tex-gyre texlive-lang-cyrillic
 # make test runs the suite on this many pytest-xdist workers (tests/conftest.py keeps the browser
 # tests, the corpus tests and tests sharing a fixture each in one worker); 1 runs it serially.
 TEST_WORKERS ?= 2
@@ -51,7 +53,7 @@ $(STAMP): pyproject.toml $(wildcard labextension/package.json labextension/packa
 tex:
 	@if ! command -v xelatex >/dev/null || ! command -v latexmk >/dev/null || ! command -v pdftotext >/dev/null \
 		|| ! command -v lualatex >/dev/null \
-		|| ! kpsewhich ctexart.cls lmodern.sty CJKutf8.sty c70gbsn.fd c70gkai.fd luaotfload.sty fvextra.sty gbt7714.sty \
+		|| ! kpsewhich ctexart.cls lmodern.sty CJKutf8.sty c70gbsn.fd c70gkai.fd luaotfload.sty fvextra.sty gbt7714.sty t2aenc.def \
 			algorithm.sty siunitx.sty llncs.cls ulem.sty tgpagella.sty >/dev/null \
 		|| ! fc-list "Noto Serif CJK KR" family | grep -q Noto \
 		|| ! fc-list "Noto Serif Hebrew" family | grep -q Noto || ! fc-list Symbola family | grep -q Symbola; then \

@@ -247,7 +247,8 @@ def check_other_rewrites(doc: Document, rule: Rule) -> Iterator[Finding]:
                        f"inserted\"); exported in braces")
         elif kind == "cjk-in-math":
             message = (f"{detail!r} written in math: MathJax sets it in a text font, LaTeX's math "
-                       "fonts have no CJK (it would vanish); exported inside `\\text{…}`")
+                       "fonts have none of its letters (it would vanish); exported inside "
+                       "`\\text{…}`")
         else:
             message = ("a `$` inside display math: MathJax ignores it, LaTeX would stop (\"Display "
                        "math should end with $$\"); dropped on export")

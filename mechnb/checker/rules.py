@@ -538,8 +538,8 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        "rewrites are MECH036 and MECH038): an `array` whose rows use more cells than its "
        "column specification declares gets `c` columns appended; a `$` inside display math "
        "is dropped; an `eqnarray` with rows of more than three cells becomes `align`; "
-       "Chinese, Japanese or Korean text in math goes into `\\text{…}` (math fonts have no "
-       "CJK). Example: `\\begin{array}{cc} a & b & c \\end{array}` is exported with "
+       "text in a script the math fonts lack (CJK, Cyrillic, Hebrew, Arabic …) goes into "
+       "`\\text{…}`. Example: `\\begin{array}{cc} a & b & c \\end{array}` is exported with "
        "`{ccc}`.",
        mathjax.check_other_rewrites, group="tex"),
     _r("MECH081", "number-differs-from-output", W,

@@ -30,10 +30,16 @@ from .engines import (
     fallback_engine,
     lualatex_findings,
     missing_font_findings,
+    outline_fallback,
     pdftex_findings,
     script_font_findings,
 )
-from .fallback import MAX_FORMULAS_AS_CODE, error_line, formula_as_code
+from .fallback import (
+    MAX_FORMULAS_AS_CODE,
+    definition_as_code,
+    error_line,
+    formula_as_code,
+)
 from .judged import rebase
 from .latex import RenderedTex, render_latex
 from .styles import Style, parse_style, resolve_style
@@ -164,6 +170,10 @@ def render(paper: Paper, *, template: str | None = None, include_code: bool = Fa
         if note is not None:
             findings[-len(unsupported):] = after_fallback(unsupported)
             findings.append(note)
+        else:  # Cyrillic pdfLaTeX would draw as bitmaps here: outline fonts with XeLaTeX
+            chosen, note = outline_fallback(paper, engine, chosen, rendered)
+            if note is not None:
+                findings.append(note)
     elif chosen.name == "lualatex":
         findings += lualatex_findings(rendered)
     if chosen.name != "pdflatex":
@@ -341,10 +351,26 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
         compiled = compile_pdf(result.tex_path, progress, engine=engine or result.engine,
                                latex=result.latex, resources=result.resources, sources=sources,
                                cells=tokens)
+        failed_in_use: set[str] = set()
         for _ in range(MAX_FORMULAS_AS_CODE):  # a formula TeX rejects: printed as code, again
-            patched = (None if compiled.pdf is not None or _stopped(compiled)
-                       else formula_as_code(result.latex, error_line(_log_text(compiled.log))
-                                            or 0))
+            failed = None if compiled.pdf is not None or _stopped(compiled) else next(
+                (f for f in compiled.findings if f.name == "tex-error"), None)
+            # a definition of the notebook TeX fails in, or one that failed in a second use:
+            # its uses print the macro's name, however many there are; else (a first failing
+            # use: the fault may be in what it was given) the formula at the error line
+            name = (failed.labels[0] if failed is not None and len(failed.labels) == 2
+                    and failed.cell is not None else None)
+            renamed = None
+            if name is not None and failed is not None and (
+                    failed.labels[1] == "at-definition" or name in failed_in_use
+                    or "already defined" in failed.message):
+                renamed = definition_as_code(result.latex, name[1:],
+                                             "already defined" in failed.message)
+            elif name is not None:
+                failed_in_use.add(name)
+            patched = renamed or (None if compiled.pdf is not None or _stopped(compiled)
+                                  else formula_as_code(result.latex,
+                                                       error_line(_log_text(compiled.log)) or 0))
             if patched is None:
                 break
             before, (result.latex, replaced) = result.latex, patched
@@ -352,11 +378,25 @@ def write_result(result: ExportResult, output_dir: str | os.PathLike[str] | None
                 result.rendered.regions, before, result.latex))
             if not trust:  # the rewritten document is judged again before it compiles
                 refuse_untrusted(result, engine=engine or result.engine)
-            cell = line_cells(result.latex, tokens)[replaced.first_line - 1]
-            result.findings.append(export_finding(
-                "formula-as-code", f"TeX rejects this formula "
-                f"({_tex_error(compiled)}); it is printed as code so the PDF builds: "
-                f"{replaced.formula[:80]!r}", cell))
+            if renamed is not None and failed is not None:
+                what = (f"it is exported as \\renewcommand (MathJax lets a definition replace "
+                        f"the old meaning of {failed.labels[0]})"
+                        if "already defined" in failed.message else
+                        f"where it is used the PDF prints {failed.labels[0]} in typewriter, as "
+                        "MathJax marks such a macro, so the PDF builds; fix the definition")
+                result.findings.append(replace(export_finding(
+                    "formula-as-code", f"TeX rejects the definition of {failed.labels[0]} "
+                    f"({_tex_error(compiled)}): {what}", failed.cell),
+                    line=failed.line, column=failed.column))
+            else:
+                cell = line_cells(result.latex, tokens)[replaced.first_line - 1]
+                result.findings.append(export_finding(
+                    "formula-as-code", f"TeX rejects this formula "
+                    f"({_tex_error(compiled)}); it is printed as code so the PDF builds: "
+                    f"{replaced.formula[:80]!r}", cell))
+                definition = _failed_definition(compiled, cell)
+                if definition is not None and definition not in result.findings:
+                    result.findings.append(definition)
             result.tex_path = write_export(out_dir, stem + ".tex", result.latex,
                                            result.resources, True)
             compiled = compile_pdf(result.tex_path, progress, engine=engine or result.engine,
@@ -422,7 +462,21 @@ def _log_text(log: Path) -> str:
     return (read_log(log) or b"").decode("utf-8", "replace")
 
 
+def _failed_definition(compiled: PdfResult, use: int | None) -> Finding | None:
+    """When TeX failed inside a macro the notebook defines (``pdf.parse_log`` blames the
+    defining cell and names the macro), a warning at the definition's own cell: the formula
+    printed as code is only where it was used."""
+    error = next((f for f in compiled.findings if f.name == "tex-error"), None)
+    if error is None or error.cell is None or error.cell == use or not error.labels:
+        return None
+    where = "" if use is None else f" in cell {use + 1}"
+    return replace(export_finding(
+        "formula-as-code", f"the definition of {error.labels[0]} in this cell fails where it is "
+        f"used{where} (that formula is printed as code): {_tex_error(compiled)}", error.cell),
+        line=error.line, column=error.column)
+
+
 def _tex_error(compiled: PdfResult) -> str:
     """TeX's message of the failed compile, shortened."""
     first = next((f.message for f in compiled.findings if f.name == "tex-error"), "a TeX error")
-    return first.split(";")[0][:120]
+    return first.split(" (.tex line")[0].split(";")[0][:160]

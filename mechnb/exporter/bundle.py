@@ -176,8 +176,9 @@ def _log_findings(result: ExportResult, workdir: Path, stem: str,
     from .pdf import read_log
 
     log = (read_log(log_path) or b"").decode("utf-8", "replace")
-    return parse_log(log, f"{stem}.tex", line_cells(result.latex,
-                                                  token_index(result.paper.cells)), sources), log
+    tokens = token_index(result.paper.cells)
+    return parse_log(log, f"{stem}.tex", line_cells(result.latex, tokens), sources,
+                     tokens), log
 
 
 def _question_marks(pdf: Path) -> bool:

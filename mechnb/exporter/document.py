@@ -37,7 +37,6 @@ Part = Literal["main", "appendix"]
 SHOW_CODE_TAGS = frozenset({"mech-show-code"})
 """Cell tags that print a code cell's source even without ``--include-code``."""
 
-PAPER_MIME_TYPES = frozenset({"text/latex", "text/markdown"})
 _SAFE_STEM_RE = re.compile(r"[^A-Za-z0-9_-]+")
 # the heading line; its trailing spaces and closing #s are stripped in Python (a lazy group
 # followed by `[ \t#]*` is quadratic on a heading padded with spaces)
@@ -147,6 +146,8 @@ class _Builder:
         base = paper.path.parent if paper.path else None
         self.ctx = RenderContext(base_dir=base, files_dir=options.files_dir, cache=cache)
         self.title_cell: int | None = None
+        self.dropped: dict[int, list[str]] = {}
+        """Cell index → what JupyterLab shows of its outputs, for role-less cells not shown."""
 
     def context_for(self, cell: Cell) -> RenderContext:
         self.ctx.cell = cell.index
@@ -195,6 +196,8 @@ class _Builder:
                 kind = role.latex_kind if role else "text"
                 CELL_READERS[kind](self, cell, role)
         self.mark_pending_references()
+        if self.dropped:
+            self.ctx.findings.append(dropped_outputs(self.dropped))
         self.doc.citations = set(self.ctx.citations)
         self.doc.macros = list(dict.fromkeys(self.ctx.macros))
         self.doc.resources = self.ctx.resources
@@ -352,14 +355,10 @@ class _Builder:
         if show_code and cell.source.strip():
             self.add(cell, "code", verbatim(cell.source), role)
         if role is None and not show_code:
-            # a working cell: its outputs stay in the notebook; say so only for what looks
-            # like paper material (figures, LaTeX/markdown tables)
-            shown = {k for o in cell.outputs if isinstance(o.get("data"), Mapping)
-                     for k in o["data"] if k.startswith("image/") or k in PAPER_MIME_TYPES}
-            if shown:
-                ctx.add_finding("output-dropped", f"this cell's {', '.join(sorted(shown))} "
-                                "output is not exported because the cell has no role; give it "
-                                "the role `figure` or `experiment` (or `result`)")
+            # a working cell: its outputs stay in the notebook, counted in one finding
+            kinds = [k for k in map(shown_kind, cell.outputs) if k]
+            if kinds:
+                self.dropped[cell.index] = kinds
             return
         evidence = kind == "evidence"
         # shown code prints its outputs beside it, as a notebook reader sees them: images too,
@@ -430,6 +429,49 @@ class _Builder:
             else:
                 self.ctx.add_finding("image-not-found", f"image {name!r} of this raw cell is not "
                                      "next to the notebook; TeX will stop at it — copy it there")
+
+
+def shown_kind(output: Mapping[str, object]) -> str | None:
+    """What JupyterLab shows for one output, in words (``None``: nothing)."""
+    otype = output.get("output_type")
+    if otype == "stream":
+        return "text" if str(output.get("text") or "").strip() else None
+    if otype == "error":
+        return "error"
+    data = output.get("data")
+    if not isinstance(data, Mapping) or not data:
+        return None
+    if any(k.startswith("application/vnd.jupyter.widget") for k in data):
+        return "widget"
+    if "text/html" in data:
+        return "HTML/table"
+    if "text/latex" in data or "text/markdown" in data:
+        return "LaTeX/markdown"
+    if any(k.startswith("image/") for k in data):
+        return "image"
+    return "text" if "text/plain" in data else next(iter(data))
+
+
+def dropped_outputs(dropped: Mapping[int, list[str]]) -> Finding:
+    """One finding for the notebook: the outputs of cells without a role JupyterLab shows and
+    the PDF does not (``--include-code`` prints them; a role exports a cell's figures and
+    tables)."""
+    count = sum(len(k) for k in dropped.values())
+    kinds: dict[str, int] = {}
+    for ks in dropped.values():
+        for k in ks:
+            kinds[k] = kinds.get(k, 0) + 1
+    cells = [str(n + 1) for n in sorted(dropped)]  # 1-based, as JupyterLab numbers cells
+    listed = ", ".join(cells[:8]) + (f" and {len(cells) - 8} more" if len(cells) > 8 else "")
+    what = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+    return export_finding(
+        "output-dropped",
+        f"{count} output{'s' if count > 1 else ''} of {len(cells)} code cell"
+        f"{'s' if len(cells) > 1 else ''} without a role ({what}; cell"
+        f"{'s' if len(cells) > 1 else ''} {listed}) {'are' if count > 1 else 'is'} shown by "
+        "Jupyter and not printed in the PDF: give a cell the role `figure`, `experiment` or "
+        "`result` to export its figures and tables, or export with --include-code to print "
+        "every cell with its outputs")
 
 
 CellReader = Callable[[_Builder, Cell, "Role | None"], None]

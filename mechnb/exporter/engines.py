@@ -82,6 +82,37 @@ def fallback_engine(paper: Paper, requested: str | None, chosen: Engine,
     return ENGINES[FALLBACK_ENGINE], note
 
 
+_CYRILLIC_RE = re.compile("[\u0400-\u04ff]")
+
+
+def outline_fallback(paper: Paper, requested: str | None, chosen: Engine,
+                     rendered: RenderedTex) -> tuple[Engine, Finding | None]:
+    """The engine to compile with when pdfLaTeX could set the paper's Cyrillic only as bitmaps
+    (the T2A encoding is installed, cm-super's Type 1 faces are not): with no engine chosen,
+    XeLaTeX (outline fonts, the font plan), and an info finding saying that the ``.tex`` still
+    sets the Cyrillic through T2A for arXiv's pdfLaTeX. An engine someone chose is obeyed
+    (pdfLaTeX then draws the letters as bitmaps Metafont renders; their text stays
+    searchable)."""
+    from ..tex.fontplan import cyrillic_type1, pdftex_cyrillic
+
+    if chosen.name != "pdflatex" or requested or paper.meta.engine:
+        return chosen, None
+    body = rendered.text.find("\\begin{document}")
+    found = _CYRILLIC_RE.search(rendered.text, max(body, 0))
+    if found is None or not pdftex_cyrillic() or cyrillic_type1():
+        return chosen, None
+    cell = rendered.cell_at(rendered.text.count("\n", 0, found.start()) + 1)
+    where = f"cell {cell + 1} and others" if cell is not None else "the paper"
+    note = export_finding(
+        "engine-fallback",
+        f"the PDF here is built with XeLaTeX: the paper has Cyrillic text ({where}), which "
+        "pdfLaTeX sets through T2A — arXiv does, with cm-super's outline fonts — but this TeX "
+        "Live has only the LH bitmap fonts (Debian: cm-super, 53 MB, adds the outline ones). "
+        "The .tex is unchanged and compiles with arXiv's pdfLaTeX; --engine pdflatex builds "
+        "it here with bitmap Cyrillic")
+    return ENGINES[FALLBACK_ENGINE], note
+
+
 _CANNOT_RE = re.compile(r"^pdfLaTeX cannot typeset (.*?)(?:, and arXiv.*| either( \(.*\))?)$",
                         re.S)
 PDFLATEX_CHARACTER_CODES = frozenset({"MECH040", "MECH825"})

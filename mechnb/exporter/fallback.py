@@ -98,3 +98,45 @@ def _display_around(lines: list[str], index: int, floor: int) -> tuple[int, int]
                 return (start, end) if end >= index else None
         return None
     return None
+
+
+_DEFINITION_RE = re.compile(r"\\((?:re)?newcommand)\*?[ \t]*"
+                            r"(\{[ \t]*\\([A-Za-z]+)[ \t]*\}|\\([A-Za-z]+))"
+                            r"[ \t]*(?:\[(\d)\])?(?:[ \t]*\[[^\]\n]*\])?[ \t]*\{")
+
+
+def definition_as_code(tex: str, name: str, redefine: bool = False
+                       ) -> tuple[str, Replaced] | None:
+    """``tex`` with the notebook's ``\\newcommand``/``\\renewcommand`` of ``\\name`` (the
+    definition TeX failed in, or failed while expanding) replaced by one with the same
+    arguments that prints the macro's name in typewriter — MathJax marks such a macro as an
+    error where it is used; every use then prints ``\name`` and the PDF builds in one more
+    run, however often the macro is used. ``None`` when no such definition is found (a
+    ``\\def``, a ``\\DeclareMathOperator``: the uses are printed as code instead).
+    ``redefine`` (TeX said the name is already defined): the ``\\newcommand`` becomes a
+    ``\\renewcommand`` with its own body — MathJax lets a definition replace the old one."""
+    for m in _DEFINITION_RE.finditer(tex):
+        if (m.group(3) or m.group(4)) != name:
+            continue
+        line = tex.count("\n", 0, m.start()) + 1
+        if redefine:
+            if m.group(1) != "newcommand":
+                return None
+            start = m.start() + 1
+            return (tex[:start] + "re" + tex[start:],
+                    Replaced(line, tex[m.start():m.end()]))
+        depth, end = 1, m.end()
+        while end < len(tex) and depth:
+            ch = tex[end]
+            if ch == "\\":
+                end += 2
+                continue
+            depth += 1 if ch == "{" else -1 if ch == "}" else 0
+            end += 1
+        if depth:
+            return None
+        arity = f"[{m.group(5)}]" if m.group(5) else ""
+        safe = ("\\" + m.group(1) + "{\\" + name + "}" + arity
+                + "{\\texttt{\\textbackslash " + name + "}}")
+        return tex[:m.start()] + safe + tex[end:], Replaced(line, tex[m.start():end])
+    return None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 from ..lazyre import lazy
@@ -79,9 +80,15 @@ class _Converter(HTMLParser):
         self.pre: list[str] | None = None
         self.buffers: list[list[str]] = []
         """Captures: a heading's or a table cell's text, written when the tag closes."""
-        self.tables: list[list[list[str]]] = []
+        self.tables: list[list[_Row]] = []
         self.lists: list[int] = []
         """Items seen in each open list (a list without items writes no environment)."""
+        self.printed = False
+        """Whether any visible text was met."""
+        self.head = 0
+        """Open ``<thead>`` tags: rows inside are header rows."""
+        self.spans: list[tuple[int, int]] = []
+        """``(colspan, rowspan)`` of each open table cell."""
 
     # ---- output
 
@@ -143,14 +150,18 @@ class _Converter(HTMLParser):
             self.par()
             self.tables.append([])
             self.stack.append((tag, ""))
+        elif tag == "thead" and self.tables and not self.buffers:
+            self.head += 1
+            self.stack.append((tag, ""))
         elif tag == "tr" and self.tables and not self.buffers:
-            self.tables[-1].append([])
+            self.tables[-1].append(_Row(head=self.head > 0))
             self.stack.append((tag, ""))
         elif tag in ("td", "th") and self.tables and not self.buffers:
             if not self.tables[-1]:
-                self.tables[-1].append([])
-            self.buffers.append(["\\textbf{"] if tag == "th" else [])
-            self.stack.append((tag, "}" if tag == "th" else ""))
+                self.tables[-1].append(_Row(head=self.head > 0))
+            self.buffers.append([])
+            self.spans.append((_span(attrs.get("colspan")), _span(attrs.get("rowspan"))))
+            self.stack.append((tag, ""))
         elif tag == "br":
             self.write(" " if self.buffers else "\\newline{}\n" if self._in_line() else "")
         elif tag == "hr":
@@ -159,9 +170,10 @@ class _Converter(HTMLParser):
         elif tag == "img":
             path = self.image(attrs.get("src", ""))
             if path is not None:
+                self.printed = True
                 self.write("\\includegraphics[width=0.8\\linewidth,height=0.3\\textheight,"
                            "keepaspectratio]{" + path + "}")
-        elif tag in ("thead", "tbody", "tfoot", "colgroup", "col", "ul", "ol", "li", "table",
+        elif tag in ("tbody", "tfoot", "colgroup", "thead", "col", "ul", "ol", "li", "table",
                      "tr", "td", "th", "wbr"):
             pass  # structure inside a table cell or a heading: its text is kept
         else:
@@ -203,8 +215,11 @@ class _Converter(HTMLParser):
             if text:
                 self.out.append(self.heading(int(tag[1]), text) + "\n\n")
         elif tag in ("td", "th"):
-            cell = "".join(self.buffers.pop()) + closer
-            self.tables[-1][-1].append(" ".join(cell.split()))
+            text = " ".join(("".join(self.buffers.pop()) + closer).split())
+            colspan, rowspan = self.spans.pop()
+            self.tables[-1][-1].cells.append(_Cell(text, tag == "th", colspan, rowspan))
+        elif tag == "thead":
+            self.head = max(0, self.head - 1)
         elif tag in ("ul", "ol"):
             items = self.lists.pop()
             if items:
@@ -227,6 +242,7 @@ class _Converter(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.silent:
             return
+        self.printed = self.printed or bool(data.strip())
         if self.pre is not None:
             self.pre.append(data)
             return
@@ -262,16 +278,194 @@ class _Converter(HTMLParser):
         return text.strip()
 
 
-def _tabular(rows: list[list[str]]) -> str:
-    rows = [r for r in rows if r]
-    if not rows:
-        return ""
-    width = max(len(r) for r in rows)
-    lines = ["\n\n\\begin{center}", "\\begin{tabular}{" + "l" * width + "}", "\\toprule"]
+@dataclass
+class _Cell:
+    text: str
+    """The cell's LaTeX."""
+    header: bool
+    colspan: int = 1
+    rowspan: int = 1
+
+
+@dataclass
+class _Row:
+    head: bool
+    """Inside ``<thead>``."""
+    cells: list[_Cell] = field(default_factory=list)
+
+
+def _span(value: str | None) -> int:
+    """A ``colspan``/``rowspan`` as browsers read it: a number from 1 to 1000, else 1."""
+    try:
+        n = int((value or "1").strip())
+    except ValueError:
+        return 1
+    return min(max(n, 1), 1000)
+
+
+_NUMBER_RE = lazy(r"\A(?:[-+−]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\\?%?|nan|NaN|"
+                  r"NaT|None|<NA>|-?inf|True|False|\\ldots\{\}|\.\.\.|…)\Z")
+_COMMAND_RE = lazy(r"\\[A-Za-z]+\*?|[{}\\]")
+
+LINE_CHARACTERS = 80
+"""About how many characters of table text fit the templates' line at the normal size."""
+SIZES = ((1.0, ""), (1.1, "\\small"), (1.22, "\\footnotesize"), (1.4, "\\scriptsize"),
+         (1.75, "\\tiny"))
+"""(how much wider than a line a table may be, the font size that makes it fit)."""
+ROWS_PER_TABLE = 40
+"""Body rows per ``tabular``: a longer table is set as several, each under the header rows,
+so that pages can break between them (a ``tabular`` never breaks)."""
+
+
+def _visible(latex: str) -> int:
+    """About how many characters ``latex`` prints."""
+    return len(_COMMAND_RE.sub("", latex).replace("~", " "))
+
+
+_PROSE_RE = lazy(r"\S\s+\S")
+
+
+def column_layout(aligns: list[str], columns: list[list[str]]
+                  ) -> tuple[str, str | None, frozenset[int]]:
+    """``(column spec, font size command, wrapped columns)`` for a table whose column ``k``
+    holds the LaTeX cells ``columns[k]``, laid out as a browser would: at its natural width
+    when it fits the line; else columns of prose (words with spaces) wrap as paragraphs
+    (``p{…}``) in the width the other columns leave, at the first size (``SIZES``) where each
+    gets room for its longest word; else a smaller size for the whole table, and ``None``
+    (scale it to the line) past ``\\tiny``. A wrapped column's cells are set ragged right
+    (``wrap_cell``), as a browser sets them.
+    """
+    chars = [max([_visible(c) for c in col] or [1]) for col in columns]
+    natural = sum(chars) + 2 * len(chars)
+    if natural <= LINE_CHARACTERS:
+        return "".join(aligns), "", frozenset()
+    prose = [k for k, col in enumerate(columns)
+             if chars[k] > 16 and any(_PROSE_RE.search(c) for c in col)]
+    fixed = sum(chars[k] + 2 for k in range(len(chars)) if k not in prose)
+    wanted = sum(chars[k] + 2 for k in prose)
+    # a column is never narrower than its longest word (nor than a few words)
+    least = {k: max(12, 2 + max(_visible(w) for c in columns[k] for w in
+                                 _COMMAND_RE.sub(" ", c).split() or [""])) for k in prose}
+    for factor, size in SIZES:
+        line = LINE_CHARACTERS * factor
+        if natural <= line:
+            return "".join(aligns), size, frozenset()
+        budget = line - fixed
+        if prose and budget >= sum(least.values()):
+            spec = list(aligns)
+            shares = {k: max(least[k], budget * (chars[k] + 2) / wanted) for k in prose}
+            over = sum(shares.values()) - budget
+            extra = sum(shares[k] - least[k] for k in prose)
+            for k in prose:  # what the longest words take stays; the rest shares the room
+                share = shares[k] - (over * (shares[k] - least[k]) / extra if over > 0 < extra
+                                     else 0)
+                share = min(share, chars[k] + 2)
+                spec[k] = "p{" + f"{max(0.05, (share - 2) / line):.2f}" + "\\linewidth}"
+            return "".join(spec), size, frozenset(prose)
+    return "".join(aligns), None, frozenset()
+
+
+def wrap_cell(text: str, last: bool) -> str:
+    """A cell of a wrapped (``p{…}``) column, ragged right as a browser sets it — except in
+    the last column, where ``\\raggedright`` would take the row's ``\\\\`` for its own (and a
+    ``\\par`` to end it inside a group adds a blank line under the row): that one is justified."""
+    return "\\raggedright " + text if text.strip() and not last else text
+
+
+def _grid(rows: list[_Row]) -> list[tuple[bool, list[_Cell | None]]]:
+    """Rows with spans laid out as browsers do: a cell spanning rows leaves ``None`` in the
+    rows below it; a row spanning columns is followed by ``None`` in the columns it covers."""
+    grid: list[tuple[bool, list[_Cell | None]]] = []
+    below: dict[int, int] = {}  # column → rows still covered from above
     for row in rows:
-        lines.append(" & ".join(row + [""] * (width - len(row))) + " \\\\")
-    lines += ["\\bottomrule", "\\end{tabular}", "\\end{center}\n\n"]
-    return "\n".join(lines)
+        line: list[_Cell | None] = []
+        col = 0
+        cells = list(row.cells)
+        while cells or any(c >= col and n > 0 for c, n in below.items()):
+            if below.get(col, 0) > 0:
+                below[col] -= 1
+                line.append(None)
+                col += 1
+                continue
+            if not cells:
+                col += 1
+                line.append(None)
+                continue
+            cell = cells.pop(0)
+            line.append(cell)
+            for k in range(cell.colspan):
+                if cell.rowspan > 1:
+                    below[col + k] = cell.rowspan - 1
+                if k:
+                    line.append(None)
+            col += cell.colspan
+        grid.append((row.head, line))
+    return grid
+
+
+def _tabular(rows: list[_Row]) -> str:
+    """A table as JupyterLab shows it: header rows (``<thead>``, or leading rows of ``<th>``
+    only) above a rule, ``<th>`` bold, spans kept, numbers right-aligned; a font size that
+    fits a wide table to the line (scaled down further if even ``\\tiny`` does not), and a
+    long one cut into tables of ``ROWS_PER_TABLE`` rows under the same header."""
+    grid = [(head, line) for head, line in _grid([r for r in rows if r.cells]) if line]
+    if not grid:
+        return ""
+    width = max(len(line) for _, line in grid)
+    heads = [n for n, (head, _) in enumerate(grid) if head]
+    if not heads:  # leading rows of <th> only, before the first row with data
+        for n, (_, line) in enumerate(grid[:-1]):
+            if all(c is None or c.header for c in line):
+                heads.append(n)
+            else:
+                break
+    header = [line for n, (_, line) in enumerate(grid) if n in heads]
+    body = [line for n, (_, line) in enumerate(grid) if n not in heads]
+    align = []
+    columns = []
+    for col in range(width):
+        column = [c for line in body if col < len(line) and (c := line[col]) is not None]
+        texts = [c.text for c in column if c.colspan == 1 and c.text and not c.header]
+        align.append("r" if texts and all(_NUMBER_RE.match(t) for t in texts) else "l")
+        columns.append([c.text for _, line in grid if col < len(line)
+                        and (c := line[col]) is not None and c.colspan == 1])
+    spec, size, wrapped = column_layout(align, columns)
+
+    def row_tex(line: list[_Cell | None]) -> str:
+        out = []
+        for col in range(width):
+            cell = line[col] if col < len(line) else None
+            if cell is None:
+                if col >= len(line) or not any(
+                        (c := line[k]) is not None and k + c.colspan > col
+                        for k in range(col)):
+                    out.append("")
+                continue
+            text = "\\textbf{" + cell.text + "}" if cell.header and cell.text else cell.text
+            if col in wrapped and cell.colspan == 1:
+                text = wrap_cell(text, col == width - 1)
+            if cell.colspan > 1:
+                span = min(cell.colspan, width - col)
+                text = "\\multicolumn{" + str(span) + "}{c}{" + text + "}"
+            out.append(text)
+        return " & ".join(out) + " \\\\"
+
+    parts = []
+    chunks = [body[k:k + ROWS_PER_TABLE] for k in range(0, len(body), ROWS_PER_TABLE)] or [[]]
+    for chunk in chunks:
+        lines = ["\\begin{tabular}{" + spec + "}", "\\toprule"]
+        lines += [row_tex(line) for line in header]
+        if header and chunk:
+            lines.append("\\midrule")
+        lines += [row_tex(line) for line in chunk]
+        lines += ["\\bottomrule", "\\end{tabular}"]
+        table = "\n".join(lines)
+        if size is None:
+            table = "\\resizebox{\\linewidth}{!}{\\tiny\n" + table + "}"
+        elif size:
+            table = "{" + size + "\n" + table + "}"
+        parts.append("\\begin{center}\n" + table + "\n\\end{center}")
+    return "\n\n" + "\n\n".join(parts) + "\n\n"
 
 
 def html_to_latex(html: str, heading: Callable[[int, str], str],
@@ -280,10 +474,16 @@ def html_to_latex(html: str, heading: Callable[[int, str], str],
 
     ``heading(level, latex)`` writes an ``<h1>``–``<h6>``; ``image(src)`` stores an ``<img>``
     and returns its path in the build folder, or ``None`` (with its own finding)."""
+    converter = _convert(html, heading, image)
+    return converter.result(), converter.unknown
+
+
+def _convert(html: str, heading: Callable[[int, str], str],
+             image: Callable[[str], str | None]) -> _Converter:
     converter = _Converter(heading, image)
     converter.feed(html)
     converter.close()
-    return converter.result(), converter.unknown
+    return converter
 
 
 def inline_tag(html: str) -> tuple[str, str, dict[str, str]] | None:
@@ -295,3 +495,35 @@ def inline_tag(html: str) -> tuple[str, str, dict[str, str]] | None:
     attrs = dict((k.lower(), v or w) for k, v, w in re.findall(
         r"([A-Za-z-]+)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')", m.group(3)))
     return m.group(2).lower(), kind, attrs
+
+
+_DATA_IMAGE_RE = lazy(r"(?is)\Adata:image/(png|jpeg|jpg);base64,(.*)\Z")
+
+
+def html_output_to_latex(html: str, store: Callable[[str, bytes], str]) -> tuple[str, set[str]]:
+    """A ``text/html`` output as JupyterLab shows it (a pandas table, a styled ``<div>``):
+    ``(LaTeX, tags whose formatting was not converted)``. Headings are bold lines (an output
+    does not open a section); an ``<img>`` with a PNG/JPEG ``data:`` URL is stored with
+    ``store(extension, bytes)``; other images are left out (named among the tags). The LaTeX is
+    empty when nothing visible is left — a script that draws an interactive chart."""
+    import base64
+    import binascii
+
+    lost: set[str] = set()
+
+    def image(src: str) -> str | None:
+        m = _DATA_IMAGE_RE.match(src.strip())
+        if m is not None:
+            try:
+                blob = base64.b64decode("".join(m.group(2).split()), validate=True)
+            except (binascii.Error, ValueError):
+                blob = b""
+            if blob:
+                return store(".png" if m.group(1).lower() == "png" else ".jpg", blob)
+        lost.add("img")
+        return None
+
+    converter = _convert(
+        html, lambda level, text: "\\par\\noindent\\textbf{" + text + "}\\par", image)
+    latex = converter.result()
+    return (latex if converter.printed else ""), converter.unknown | lost

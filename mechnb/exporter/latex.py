@@ -471,6 +471,8 @@ def render_latex(doc: Document, template: str | None = None, *,
             bibliography = "\\input{" + doc.bibliography + "}"
     environments = environment_definitions(doc.lang, style is not None)
     macros = _macros(doc)
+    if macros:  # an error inside a notebook macro shows the macro: its cell is found by it
+        environments += "\n\\errorcontextlines=8\\relax"
     appendix_tex = ""
     if appendix:
         head = "\\appendix\n\n"

@@ -75,8 +75,8 @@ _MACRO_MATH_RE = lazy(
 def _compatible(math: str, display: bool) -> str:
     """``math`` with the MathJax-compatibility rewrites made (``mechnb.tex.mathcompat``; the
     checker reports each at its cell: MECH036, MECH038, MECH039, MECH080)."""
-    if "\\" not in math and "$" not in math:
-        return math
+    if "\\" not in math and "$" not in math and math.isascii():  # (letters of other scripts
+        return math  # go into \text{…}: cjk-in-math)
     return mathjax_redefinitions(rewrite_math(math, display=display)[0])
 
 
@@ -347,16 +347,27 @@ class LatexRenderer:
             elif t.type == "thead_close":
                 header_rows = len(rows)
             j += 1
+        from .html import column_layout, wrap_cell
+
         width = max([len(aligns)] + [len(r) for r in rows])
         aligns += ["l"] * (width - len(aligns))
-        lines = ["\\begin{center}", "\\begin{tabular}{" + "".join(aligns) + "}", "\\toprule"]
+        rows = [row + [""] * (width - len(row)) for row in rows]
+        # as wide as a browser lets it be: prose columns wrap, a wide table gets smaller
+        spec, size, wrapped = column_layout(aligns, [[row[k] for row in rows]
+                                                     for k in range(width)])
+        lines = ["\\begin{tabular}{" + spec + "}", "\\toprule"]
         for n, row in enumerate(rows):
-            row = row + [""] * (width - len(row))
-            lines.append(" & ".join(row) + " \\\\")
+            lines.append(" & ".join(wrap_cell(c, k == width - 1) if k in wrapped else c
+                                    for k, c in enumerate(row)) + " \\\\")
             if n + 1 == header_rows:
                 lines.append("\\midrule")
-        lines += ["\\bottomrule", "\\end{tabular}", "\\end{center}"]
-        return "\n".join(lines), j + 1, False
+        lines += ["\\bottomrule", "\\end{tabular}"]
+        table = "\n".join(lines)
+        if size is None:
+            table = "\\resizebox{\\linewidth}{!}{\\tiny\n" + table + "}"
+        elif size:
+            table = "{" + size + "\n" + table + "}"
+        return "\\begin{center}\n" + table + "\n\\end{center}", j + 1, False
 
     # ---- inline level
 
@@ -386,7 +397,11 @@ class LatexRenderer:
             after_display = False
             rule = INLINE_RULES.get(child.type)
             if rule is not None:
-                out.append(rule(self, child, children, k))
+                latex = rule(self, child, children, k)
+                if latex.startswith("\\newline") and not _OPENERS_RE.sub("", "".join(out)):
+                    continue  # a line break needs a line: nothing printed yet (an image left
+                    # out, a tag without text) — TeX would stop at "no line here to end"
+                out.append(latex)
         return tight_cjk_references("".join(out).strip("\n"))
 
     def text(self, t: Token, siblings: Sequence[Token], k: int) -> str:
@@ -608,6 +623,9 @@ class LatexRenderer:
         self.ctx.add_finding("raw-html-dropped", f"raw HTML {snippet!r} is not exported to "
                              "LaTeX; write it as markdown")
 
+
+_OPENERS_RE = lazy(r"\\[A-Za-z]+\{|[{}\s]")
+"""What opens a group or a command's argument, and spaces: text of these only prints nothing."""
 
 BlockRule = Callable[[LatexRenderer, Sequence[Token], int], tuple[str, int, bool]]
 InlineRule = Callable[[LatexRenderer, Token, Sequence[Token], int], str]

@@ -142,12 +142,18 @@ def rich_outputs(cell: Cell, ctx: RenderContext, *, include_text: bool,
                  report_images: bool) -> list[tuple[str, str]]:
     """The non-image outputs that become LaTeX: ``[(kind, latex)]`` with kind ``latex``/``text``.
 
-    ``text/latex`` is included as written, ``text/markdown`` is rendered; streams and plain text
-    are printed only when ``include_text``; everything else is counted in one finding.
+    Per output, as JupyterLab picks its MIME type, except that a bundle's ``text/latex`` (the
+    object's own LaTeX) and its images come first: ``text/latex`` as written,
+    ``text/markdown`` rendered, images left to ``image_outputs``, ``text/html`` converted
+    (``html.py``: tables as tables; a script-only output is interactive and counted in one
+    finding), streams and ``text/plain`` only when ``include_text``; everything else is counted
+    in one finding.
     """
     blocks: list[tuple[str, str]] = []
     dropped: list[str] = []
-    for output in cell.outputs:
+    unconverted: set[str] = set()
+    interactive = 0
+    for n, output in enumerate(cell.outputs):
         otype = output.get("output_type")
         if otype == "error":
             ename = _text(output.get("ename")) or "an exception"
@@ -170,19 +176,58 @@ def rich_outputs(cell: Cell, ctx: RenderContext, *, include_text: bool,
         elif any(m in data for m, _ in IMAGE_TYPES) or "image/svg+xml" in data:
             if report_images:
                 dropped.append("image")
+        elif "text/html" in data:
+            latex, unknown = html_output(cell, ctx, n, _text(data["text/html"]))
+            unconverted |= unknown
+            if latex:
+                blocks.append(("latex", latex))
+                continue
+            interactive += 1  # a script JupyterLab runs (a chart): its text/plain, if it says more
+            plain = _text(data.get("text/plain")).strip()
+            if include_text and plain and not _OBJECT_REPR_RE.match(plain):
+                blocks.append(("text", verbatim(plain)))
         elif include_text and "text/plain" in data:
             blocks.append(("text", verbatim(_text(data["text/plain"]))))
         else:
             dropped.append(next(iter(data), "empty"))
+    if unconverted:
+        shown = ", ".join(f"<{t}>" for t in sorted(unconverted)[:8])
+        ctx.add_finding("raw-html-dropped", f"HTML output with {shown}: the text is kept, the "
+                        "formatting of these tags (or an image that is not a PNG/JPEG inside "
+                        "the output) is not exported")
+    if interactive:
+        ctx.add_finding("output-dropped", f"{interactive} interactive HTML output"
+                        f"{'s' if interactive > 1 else ''} (a script JupyterLab runs, such as "
+                        "a chart) cannot be printed: save the figure as PNG or PDF too and "
+                        "display that")
     if dropped:
         kinds = ", ".join(sorted(set(dropped)))
         hint = ("give the cell the role `figure` or `experiment` to export its images"
                 if "image" in dropped else
-                "only images, text/latex and text/markdown outputs are exported; display a table "
-                "with IPython.display.Latex, or use --include-code to print text outputs")
+                "streams and plain-text results are printed only with --include-code (images, "
+                "tables, HTML, LaTeX and markdown outputs of a role cell are exported)")
         ctx.add_finding("output-dropped",
                         f"{len(dropped)} output(s) ({kinds}) left out of the draft: {hint}")
     return blocks
+
+
+_OBJECT_REPR_RE = re.compile(r"\A<[\w.]+ object(?: at 0x[0-9a-f]+)?>\Z")
+"""``<IPython.core.display.HTML object>``: a text/plain fallback that says nothing."""
+
+
+def html_output(cell: Cell, ctx: RenderContext, n: int, html: str) -> tuple[str, set[str]]:
+    """A ``text/html`` output as LaTeX (``html.html_output_to_latex``): tables as tables,
+    ``data:`` images stored as the output's resources."""
+    from .html import html_output_to_latex
+
+    count = 0
+
+    def store(ext: str, blob: bytes) -> str:
+        nonlocal count
+        count += 1
+        return ctx.add_resource(f"cell{cell.index}-output{n + 1}-{count}{ext}", blob)
+
+    return html_output_to_latex(html, store)
 
 
 _TABULAR_RE = re.compile(r"\\begin\{tabular\}.*?\\end\{tabular\}", re.DOTALL)

@@ -58,10 +58,16 @@ _COMMAND_RE = re.compile(r"\\[A-Za-z@]+")
 _UNDEF_REF_RE = re.compile(
     r"LaTeX Warning: Reference [`']([^']+)' on page \S+ undefined on input line (\d+)")
 _MISSING_CHAR_RE = re.compile(
-    r"^Missing character: There is no (?P<char>.{1,8}?) \(U\+(?P<code>[0-9A-Fa-f]{4,6})\) "
+    r"^Missing character: There is no (?P<char>.{1,8}?) \((?:U\+|\")(?P<code>[0-9A-Fa-f]{2,6})\) "
     r"in font (?P<font>[^\n]{0,200}?)!?$", re.MULTILINE)
 """XeTeX's and LuaTeX's note for a character the current font has no glyph for (LaTeX sets
-``\tracinglostchars=2``, so it is logged); the character is left out of the PDF."""
+``\tracinglostchars=2``, so it is logged); the character is left out of the PDF. An
+OpenType font's is written ``(U+0448)``, a TeX font's (math: ``cmmi10``) ``("448)``."""
+_DISPLAY_OPEN_RE = re.compile(r"\\\[|\\begin\{(?:equation|align|gather|multline|flalign|"
+                              r"alignat|eqnarray)\*?\}")
+_DISPLAY_CLOSE_RE = re.compile(r"\\\]|\\end\{(?:equation|align|gather|multline|flalign|"
+                               r"alignat|eqnarray)\*?\}")
+_INLINE_MATH_RE = re.compile(r"(?<!\\)\$[^$]*\$|\\\(.*?\\\)")
 _FONT_NAME_RE = re.compile(r"^\[?\"?([^\]:;\"/]*)")
 MISSING_GLYPHS_SHOWN = 6
 """Characters named one by one in a missing-glyph finding; the rest are counted."""
@@ -102,7 +108,7 @@ def locate(source: str, needle: str) -> tuple[int, int] | None:
 
 def _error_context(lines: list[str], n: int) -> str:
     """What TeX had read when it stopped: the last command of the ``l.N …`` line, if any."""
-    for text in lines[n + 1:n + 12]:
+    for text in lines[n + 1:n + 40]:  # after the macro context lines (\errorcontextlines)
         m = _LINE_RE.match(text)
         if m:
             context = text[m.end():].strip()
@@ -112,23 +118,49 @@ def _error_context(lines: list[str], n: int) -> str:
 
 
 def parse_log(log: str, tex_name: str, cells: tuple[int | None, ...],
-              sources: Mapping[int, str] | None = None) -> list[Finding]:
+              sources: Mapping[int, str] | None = None,
+              markers: Mapping[str, int] | None = None) -> list[Finding]:
     """TeX errors, undefined references and citations in ``log``, located at notebook cells
-    (and, given the cell ``sources``, at the line of the cell where the culprit is written)."""
+    (and, given the cell ``sources``, at the line of the cell where the culprit is written).
+
+    Messages name cells by their 1-based number; a ``.tex`` line is given with the marker
+    token it sits under (``markers``: token → cell index), which for a cell without an id
+    counts from 0. An error in a definition the notebook wrote (hoisted to the preamble), or
+    raised while TeX expanded a macro the notebook defines, is reported at the defining cell."""
     findings: list[Finding] = []
     seen: set[tuple[str, str, int | None]] = set()
+    token_of = marker_tokens(markers)
 
     def add(slug: str, message: str, line: int | None, labels: tuple[str, ...] = (),
-            needle: str = "") -> None:
+            needle: str = "", expanded: tuple[str, ...] = (), read: str = "") -> None:
         cell = _cell_for(cells, line) if line else None
-        if cell is None and sources and slug == "tex-error":
-            # a macro definition moved from a cell's math to the preamble: blame that cell
-            cell, needle = _defining_cell(message, sources) or (None, needle)
+        where = ""
+        if line:
+            where = f" (.tex line {line}{_in_cell(cell, token_of)})"
+        if sources and slug == "tex-error":
+            # a definition moved from a cell's math to the preamble, or a macro the notebook
+            # defines that failed where it was used: blame the defining cell
+            blamed = _defining_cell(message, sources, read if cell is None else "", expanded)
+            if blamed is not None and blamed[0] != cell:
+                if cell is None:  # the preamble line of a hoisted definition
+                    message = f"{message} (the definition of {blamed[2]} in cell " \
+                              f"{blamed[0] + 1})"
+                    labels = (blamed[2], "at-definition")
+                else:
+                    message = f"{message} — inside {blamed[2]}, defined in cell " \
+                              f"{blamed[0] + 1} and used in cell {cell + 1}"
+                    labels = (blamed[2], "in-use")
+                cell, needle = blamed[0], blamed[1]
+            elif blamed is None and cell is not None:
+                # a macro of the notebook on the line TeX stopped at: say where it is defined
+                used = _defining_cell("", sources, "", tuple(
+                    c[1:] for c in dict.fromkeys(_COMMAND_RE.findall(read))))
+                if used is not None and used[0] != cell:
+                    message = f"{message} ({used[2]} is defined in cell {used[0] + 1})"
         key = (slug, message, cell)
         if key in seen:
             return
         seen.add(key)
-        where = f" (.tex line {line})" if line else ""
         found = locate(sources.get(cell, ""), needle) if sources and cell is not None else None
         finding = export_finding(slug, message + where, cell, labels=labels)
         if found:
@@ -153,15 +185,16 @@ def parse_log(log: str, tex_name: str, cells: tuple[int | None, ...],
                 continue
             context = _error_context(lines, n)
             add("tex-error", _name_culprit(f"TeX error: {m.group(3).strip()}", context),
-                int(m.group(2)), needle=context)
+                int(m.group(2)), needle=context, expanded=_expanded_macros(lines, n),
+                read=_line_read(lines, n))
             continue
         m2 = _BANG_RE.match(text)
         if m2 and not any(_FILE_LINE_ERROR_RE.match(p) for p in lines[max(0, n - 1):n]):
-            line = next((int(x.group(1)) for x in map(_LINE_RE.match, lines[n + 1:n + 12]) if x),
+            line = next((int(x.group(1)) for x in map(_LINE_RE.match, lines[n + 1:n + 40]) if x),
                         None)
             context = _error_context(lines, n)
             add("tex-error", _name_culprit(f"TeX error: {m2.group(1).strip()}", context), line,
-                needle=context)
+                needle=context, expanded=_expanded_macros(lines, n), read=_line_read(lines, n))
             continue
         if "undefined" not in text:
             continue
@@ -193,21 +226,76 @@ def _name_culprit(message: str, context: str) -> str:
 
 
 _ALREADY_DEFINED_RE = re.compile(r"Command \\\\?([A-Za-z]+) already defined")
+_DEFINES_RE = re.compile(r"\\(?:(?:re|provide)?newcommand|DeclareMathOperator|def|let)\*?"
+                         r"[ \t]*\{?[ \t]*\\([A-Za-z]+)")
+_EXPANSION_RE = re.compile(r"^\\([A-Za-z]+) ?(?:#\d)*->")
+"""A line of TeX's error context showing a macro being expanded (``\\norm #1->\\left …``);
+the templates set ``\\errorcontextlines`` when the notebook defines macros, so TeX shows them."""
 
 
-def _defining_cell(message: str, sources: Mapping[int, str]) -> tuple[int, str] | None:
-    """The first cell that ``\\newcommand``s (or declares an operator named) the command TeX
-    says is already defined, with the text to point at; ``None`` if none does."""
+def marker_tokens(markers: Mapping[str, int] | None) -> dict[int, str]:
+    """Cell index → the token of its ``% mechnb:cell`` marker (its id when it has one)."""
+    out: dict[int, str] = {}
+    for token, index in (markers or {}).items():
+        if not token.startswith("#") or index not in out:
+            out[index] = token
+    return out
+
+
+def _in_cell(cell: int | None, token_of: Mapping[int, str]) -> str:
+    """``, in cell 65 (marked % mechnb:cell #64, counted from 0)``: a ``.tex`` line's cell
+    as people number it, and the marker they find above the line."""
+    if cell is None:
+        return ""
+    token = token_of.get(cell, f"#{cell}")
+    if token.startswith("#"):
+        return f", in cell {cell + 1}: below `% mechnb:cell {token}`, which counts from 0"
+    return f", in cell {cell + 1}: below `% mechnb:cell {token}`"
+
+
+def _line_read(lines: list[str], n: int) -> str:
+    """The text TeX had read of the error's line (``l.N …``)."""
+    for text in lines[n + 1:n + 40]:
+        m = _LINE_RE.match(text)
+        if m:
+            return text[m.end():]
+    return ""
+
+
+def _expanded_macros(lines: list[str], n: int) -> tuple[str, ...]:
+    """The macros TeX was expanding when the error of line ``n`` stopped it, innermost
+    first (from the context lines before ``l.N``)."""
+    out = []
+    for text in lines[n + 1:n + 40]:
+        if _LINE_RE.match(text):
+            break
+        m = _EXPANSION_RE.match(text)
+        if m:
+            out.append(m.group(1))
+    return tuple(out)
+
+
+def _defining_cell(message: str, sources: Mapping[int, str], context: str = "",
+                   expanded: tuple[str, ...] = ()) -> tuple[int, str, str] | None:
+    """The cell that defines the macro at fault, the text to point at and the macro's name:
+    the command TeX says is already defined, the definition TeX stopped in (``context``, the
+    text of a preamble line), or the innermost macro TeX was expanding that the notebook
+    defines (``expanded``); ``None`` if no cell defines one of them."""
+    names = []
     m = _ALREADY_DEFINED_RE.search(message)
-    if m is None:
-        return None
-    name = m.group(1)
-    pattern = re.compile(r"\\(?:newcommand|DeclareMathOperator)\*?[ \t]*\{?[ \t]*(\\"
-                         + name + r")(?![A-Za-z])")
-    for cell in sorted(sources):
-        found = pattern.search(sources[cell])
-        if found:
-            return cell, found.group(0)
+    if m is not None:
+        names.append(m.group(1))
+    d = _DEFINES_RE.search(context)
+    if d is not None:
+        names.append(d.group(1))
+    names += expanded
+    for name in names:
+        pattern = re.compile(r"\\(?:(?:re|provide)?newcommand|DeclareMathOperator|def|let)\*?"
+                             r"[ \t]*\{?[ \t]*(\\" + name + r")(?![A-Za-z])")
+        for cell in sorted(sources):
+            found = pattern.search(sources[cell])
+            if found:
+                return cell, found.group(0), "\\" + name
     return None
 
 
@@ -222,18 +310,29 @@ def missing_glyphs(log: str, tex: str, cells: tuple[int | None, ...],
     if "Missing character" not in log:
         return []
     fonts: dict[str, set[str]] = {}
+    in_math: set[str] = set()
+    """Characters lost in a TeX font (``("448) in font cmmi10``): math fonts; traced to math."""
     for m in _MISSING_CHAR_RE.finditer(log):
         char = chr(int(m.group("code"), 16))
         name = _FONT_NAME_RE.match(m.group("font").strip())
         fonts.setdefault(char, set()).add(name.group(1).strip() if name else "?")
+        if "(\"" in m.group(0):
+            in_math.add(char)
     if not fonts:
         return []
     by_cell: dict[int | None, list[str]] = {}
+    display = False
     for n, line in enumerate(tex.split("\n"), 1):
+        opens = _DISPLAY_OPEN_RE.search(line)
+        math = line if display or opens else "".join(_INLINE_MATH_RE.findall(line))
+        if _DISPLAY_CLOSE_RE.search(line):
+            display = False
+        elif opens:
+            display = True
         if line.isascii():
             continue
         for char in fonts:
-            if char in line:
+            if char in (math if char in in_math else line):
                 held = by_cell.setdefault(_cell_for(cells, n), [])
                 if char not in held:
                     held.append(char)
@@ -437,7 +536,8 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
         log_text = (_read_regular(previous[".log"]) or b"").decode("utf-8", "replace")
         line_map = line_cells(text, cells_by_token)
         return PdfResult(pdf=previous[".pdf"], log=previous[".log"],
-                         findings=parse_log(log_text, f"{stem}.tex", line_map, sources)
+                         findings=parse_log(log_text, f"{stem}.tex", line_map, sources,
+                                            cells_by_token)
                          + missing_glyphs(log_text, text, line_map, sources),
                          files=previous)
     workdir = Path(tempfile.mkdtemp(prefix="mechnb-tex-"))  # mode 0700, ours alone
@@ -455,7 +555,7 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
         returncode = _run(cmd, workdir, env, timeout, progress, cleanup=workdir)
         log_text = (_read_regular(workdir / f"{stem}.log") or b"").decode("utf-8", "replace")
         line_map = line_cells(text, cells_by_token)
-        findings = parse_log(log_text, f"{stem}.tex", line_map, sources)
+        findings = parse_log(log_text, f"{stem}.tex", line_map, sources, cells_by_token)
         if engine != "pdflatex":  # pdfLaTeX stops at such characters instead (MECH825)
             findings += missing_glyphs(log_text, text, line_map, sources)
         copied = _copy_back(workdir, stem, tex_path, suffixes[1:] if returncode else suffixes)

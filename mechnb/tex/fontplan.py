@@ -182,24 +182,32 @@ def _ranges(chars: str) -> list[tuple[int, int]]:
 
 
 @cache
-def _t2a_installed() -> bool:
+def _kpsewhich_all(*names: str) -> bool:
     import shutil
 
     if shutil.which("kpsewhich") is None:
         return False
     try:
-        done = subprocess.run(["kpsewhich", "t2aenc.def", "sfrm1095.pfb"],
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(["kpsewhich", *names], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.SubprocessError):
         return False
-    return len(done.stdout.split()) == 2
+    return len(done.stdout.split()) == len(names)
 
 
 def pdftex_cyrillic() -> bool:
-    """Whether pdfLaTeX can set Cyrillic here: the T2A encoding (Debian's
-    ``texlive-lang-cyrillic``) and its Type 1 fonts at the templates' 11pt (``cm-super``; without
-    them TeX would draw bitmaps with no text behind them, and the paper compiles with XeLaTeX)."""
-    return _t2a_installed()
+    """Whether pdfLaTeX sets Cyrillic with the ``.tex`` written here: the T2A encoding and the
+    LH fonts' sources (Debian's ``texlive-lang-cyrillic``), which the font plan then loads.
+    arXiv's TeX Live has them and cm-super's Type 1 faces; see ``cyrillic_type1``."""
+    return _kpsewhich_all("t2aenc.def", "lcyrdefs.mf")
+
+
+def cyrillic_type1() -> bool:
+    """Whether this TeX Live has Type 1 (outline) faces for T2A at the templates' 11pt
+    (``cm-super``, 53 MB, which ``make tex`` does not install). Without them pdfLaTeX draws the
+    Cyrillic letters as bitmaps Metafont renders from the LH sources (the text stays searchable:
+    ``cmap`` maps it back): an English paper with Cyrillic that nobody chose an engine for is
+    then compiled here with XeLaTeX, while its ``.tex`` stays one arXiv's pdfLaTeX sets."""
+    return _kpsewhich_all("sfrm1095.pfb")
 
 
 PDFTEX_CYRILLIC = frozenset([*range(0x400, 0x460), 0x490, 0x491])
@@ -250,7 +258,8 @@ def plan_preamble(plan: FontPlan) -> str:
     lines = ["% Scripts other than Latin: each character in the first installed font that has it",
              "\\usepackage{iftex}"]
     if plan.cyrillic and pdftex_cyrillic():
-        lines += ["\\ifPDFTeX", "  \\usepackage[T2A,T1]{fontenc}", *_t2a_defaults(plan), "\\fi"]
+        lines += ["\\ifPDFTeX", "  \\usepackage{cmap}", "  \\usepackage[T2A,T1]{fontenc}",
+                  *_t2a_defaults(plan), "\\fi"]
     if not plan.families:
         return "\n".join(lines) + "\n"
     lines += ["\\ifXeTeX", "\\makeatletter",

@@ -14,8 +14,10 @@ function, so ``check`` says exactly what ``export`` does):
   declares gets ``c`` columns appended;
 * ``stray-dollar`` — a ``$`` inside display math (outside a text argument) is dropped;
 * ``eqnarray-columns`` — an ``eqnarray`` with rows of more than three cells becomes ``align``;
-* ``cjk-in-math`` — Chinese, Japanese or Korean text in math (``|w| ≥ n 且 w``) goes into
-  ``\\text{…}``, where the CJK fonts apply (MathJax falls back to a text font by itself);
+* ``cjk-in-math`` — text in a script LaTeX's math fonts lack (Chinese, Japanese, Korean,
+  Cyrillic, Hebrew, Arabic, the Indic scripts, Thai …) in math (``|w| ≥ n 且 w``,
+  ``y = sin(x) + шум``) goes into ``\\text{…}``, where the text fonts (the font plan, the CJK
+  fonts, T2A) apply (MathJax falls back to a text font by itself);
 * ``script-argument`` — a sub- or superscript that is a command with arguments, without braces
   (``\\nabla_\\boldsymbol{\\theta}``, ``x^\\frac{1}{2}``: MathJax takes the command with its
   arguments, LaTeX stops with "Missing { inserted"), gets the braces (``_{\\boldsymbol{\\theta}}``).
@@ -250,8 +252,12 @@ def _group(text: str, i: int) -> tuple[str, int]:
     return text[i + 1:], len(text)
 
 
-_CJK_RUN = lazy(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
-                      r"\uff00-\uffef]+")
+_CJK_RUN = lazy(r"[\u0400-\u052f\u0530-\u058f\u0590-\u05ff\u0600-\u06ff\u0700-\u08ff"
+                r"\u0900-\u0dff\u0e00-\u0eff\u0f00-\u0fff\u10a0-\u10ff\u1100-\u11ff"
+                r"\u1200-\u137f\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+                r"\uac00-\ud7af\uff00-\uffef]+")
+"""Letters of scripts LaTeX's math fonts lack (Cyrillic, Armenian, Hebrew, Arabic, the Indic
+scripts, Thai, Georgian, Ethiopic, CJK, Hangul): MathJax sets them in a text font."""
 
 
 def _column_rewrites(math: str) -> list[Rewrite]:
