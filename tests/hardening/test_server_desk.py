@@ -4,17 +4,14 @@ API renames a notebook."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from browser.conftest import Server, start_server, stop_server
+from hardening.test_server_gate import _call
 
 DESK = Path(__file__).resolve().parents[1] / "fixtures" / "desk"
 
@@ -24,21 +21,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     server = start_server("lab", tmp_path_factory.mktemp("jupyter-desk"))
     yield server
     stop_server(server)
-
-
-def _call(server: Server, path: str, data: Any = None, method: str = "GET") -> tuple[int, Any]:
-    req = urllib.request.Request(f"{server.url}{path}", method=method,
-                                 data=None if data is None else json.dumps(data).encode())
-    req.add_header("Authorization", f"token {server.token}")
-    try:
-        with urllib.request.urlopen(req, timeout=60) as response:
-            status, body = response.status, response.read()
-    except urllib.error.HTTPError as exc:
-        status, body = exc.code, exc.read()
-    try:
-        return status, json.loads(body)
-    except ValueError:
-        return status, body
 
 
 def test_word_count_completions_and_map_data(server: Server) -> None:
