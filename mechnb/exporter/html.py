@@ -325,6 +325,17 @@ def _visible(latex: str) -> int:
 _PROSE_RE = lazy(r"\S\s+\S")
 
 
+def centered_table(lines: list[str], size: str | None) -> str:
+    """The tabular ``lines`` centred at the font size ``column_layout`` chose (``None``: scaled
+    to the line at ``\\tiny``, ``""``: the body size)."""
+    table = "\n".join(lines)
+    if size is None:
+        table = "\\resizebox{\\linewidth}{!}{\\tiny\n" + table + "}"
+    elif size:
+        table = "{" + size + "\n" + table + "}"
+    return "\\begin{center}\n" + table + "\n\\end{center}"
+
+
 def column_layout(aligns: list[str], columns: list[list[str]]
                   ) -> tuple[str, str | None, frozenset[int]]:
     """``(column spec, font size command, wrapped columns)`` for a table whose column ``k``
@@ -459,12 +470,7 @@ def _tabular(rows: list[_Row]) -> str:
             lines.append("\\midrule")
         lines += [row_tex(line) for line in chunk]
         lines += ["\\bottomrule", "\\end{tabular}"]
-        table = "\n".join(lines)
-        if size is None:
-            table = "\\resizebox{\\linewidth}{!}{\\tiny\n" + table + "}"
-        elif size:
-            table = "{" + size + "\n" + table + "}"
-        parts.append("\\begin{center}\n" + table + "\n\\end{center}")
+        parts.append(centered_table(lines, size))
     return "\n\n" + "\n\n".join(parts) + "\n\n"
 
 

@@ -347,7 +347,7 @@ class LatexRenderer:
             elif t.type == "thead_close":
                 header_rows = len(rows)
             j += 1
-        from .html import column_layout, wrap_cell
+        from .html import centered_table, column_layout, wrap_cell
 
         width = max([len(aligns)] + [len(r) for r in rows])
         aligns += ["l"] * (width - len(aligns))
@@ -362,12 +362,7 @@ class LatexRenderer:
             if n + 1 == header_rows:
                 lines.append("\\midrule")
         lines += ["\\bottomrule", "\\end{tabular}"]
-        table = "\n".join(lines)
-        if size is None:
-            table = "\\resizebox{\\linewidth}{!}{\\tiny\n" + table + "}"
-        elif size:
-            table = "{" + size + "\n" + table + "}"
-        return "\\begin{center}\n" + table + "\n\\end{center}", j + 1, False
+        return centered_table(lines, size), j + 1, False
 
     # ---- inline level
 
