@@ -189,7 +189,7 @@ def test_moves_side_bar_follows_the_active_abstract_cell(page: Any, lab_server: 
     assert "<img src=x onerror=alert(1)>" in sentences.nth(0).inner_text()
     assert page.locator(".jp-mechnb-moves img").count() == 0
     assert sentences.nth(1).get_attribute("data-moves") == "gap"
-    missing = page.locator(".jp-mechnb-moves-missing > li[data-move='validation']")
+    missing = page.locator(".jp-mechnb-moves-missing > li[data-move='contribution']")
     assert missing.locator(".jp-mechnb-moves-phrase").count() == 2
     # Insert: the suggestion goes into the abstract as a new sentence, its first slot selected
     phrase = missing.locator(".jp-mechnb-moves-phrase > span").first.inner_text()

@@ -57,7 +57,9 @@ def test_a_bad_engine_in_metadata_is_a_reading_finding() -> None:
 def test_the_pdftex_table_is_what_inputenc_knows() -> None:
     known = pdftex_characters()
     assert {ord(c) for c in "éüßçøÆœ“”‘’–—…€£§°×"} <= known
-    assert not {ord(c) for c in "αβ∀🔥Ж"} & known
+    assert not {ord(c) for c in "αβ∀🔥"} & known
+    # Cyrillic through T2A (texlive-lang-cyrillic, installed by make tex: issue 34)
+    assert ord("Ж") in known
 
 
 def test_pdflatex_precheck_finds_only_what_pdflatex_cannot_typeset() -> None:

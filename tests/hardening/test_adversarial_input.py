@@ -55,7 +55,10 @@ def test_random_texish_text_never_raises(body: str, caption: str, label: str) ->
     paper = paper_from_dict(nb)
     check(paper)
     latex = render(paper).latex
-    if label and any(ch in label for ch in " #%\\{}$&~^,"):
+    # a label TeX cannot read as written never reaches \label; single spaces between words are
+    # kept (LaTeX keeps them in a label's key: issue 35), leading, trailing or doubled are not
+    if label and (any(ch in label for ch in "#%\\{}$&~^,") or label != label.strip(" ")
+                  or "  " in label):
         assert "\\label{" + label + "}" not in latex
 
 

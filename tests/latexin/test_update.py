@@ -52,16 +52,17 @@ def test_a_co_authors_edits_come_back(exported: tuple[Path, Path, str]) -> None:
     cells = by_id(before)
     theory = next(i for i, c in cells.items() if "".join(c["source"]).startswith("# Theory"))
     theorem = next(i for i, c in cells.items()
-                   if c["metadata"].get("mechnb", {}).get("label") == "thm:concentration")
+                   if c["metadata"].get("mechnb", {}).get("label") == "thm:growth")
     interp = next(i for i, c in cells.items()
                   if c["metadata"].get("mechnb", {}).get("role") == "interpretation")
     definition = next(i for i, c in cells.items()
                       if c["metadata"].get("mechnb", {}).get("label") == "def:model")
-    text = tex.replace("To see where the second layer looks, we write its scores and attention "
-                       "in closed form.", "To locate the head's attention, we write its scores "
-                       "in \\emph{closed form}.")
-    text = text.replace("\\begin{theorem}[{Copy boundary}]",
-                        "\\begin{theorem}[{Attention concentration}]")
+    assert "The first step removes the token identities." in tex
+    text = tex.replace("The first step removes the token identities.", "The first step removes "
+                       "the \\emph{names of the tokens}.")
+    assert "\\begin{theorem}[{Growth laws on the plateau}]" in text
+    text = text.replace("\\begin{theorem}[{Growth laws on the plateau}]",
+                        "\\begin{theorem}[{Plateau growth laws}]")
     interp_seg = next(s for s in segments(text) if s.token == interp)
     text = text.replace(interp_seg.text, interp_seg.text.rstrip("\n") + "\n\nA co-author adds "
                         "that the bound is tight \\citep{olsson2022context}.\n")
@@ -74,10 +75,9 @@ def test_a_co_authors_edits_come_back(exported: tuple[Path, Path, str]) -> None:
     assert code == 0, err
     after = json.loads(nb.read_text())
     cells_after = by_id(after)
-    assert "To locate the head's attention, we write its scores in *closed form*." in \
-        cells_after[theory]["source"]
-    assert "$$\ns_{j^\\star} = " in cells_after[theory]["source"]  # the display as it was written
-    assert cells_after[theorem]["metadata"]["mechnb"]["title"] == "Attention concentration"
+    assert "The first step removes the *names of the tokens*." in cells_after[theory]["source"]
+    assert "$V\\times V$" in cells_after[theory]["source"]  # the math as it was written
+    assert cells_after[theorem]["metadata"]["mechnb"]["title"] == "Plateau growth laws"
     ids = [c["id"] for c in after["cells"]]
     added = after["cells"][ids.index(interp) + 1]
     assert added["cell_type"] == "markdown"
@@ -92,7 +92,7 @@ def test_a_co_authors_edits_come_back(exported: tuple[Path, Path, str]) -> None:
     assert len(backups) == 1 and json.loads(backups[0].read_text()) == before
     # exported again, the notebook gives the co-author's text
     again = render(read_paper(nb)).latex
-    assert "in \\emph{closed form}" in again and "\\citep{olsson2022context}" in again
+    assert "the \\emph{names of the tokens}" in again and "\\citep{olsson2022context}" in again
 
 
 def test_nothing_changed_writes_nothing(exported: tuple[Path, Path, str]) -> None:
