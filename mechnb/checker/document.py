@@ -136,20 +136,14 @@ class Document:
                     _TAG_START.search(source, s.start, s.end)
                     for s in scan.spans if s.kind == "prose"):
                 continue
-            from ..tex.markdown import parse
+            from ..tex.markdown import block_span, walk
 
             line_starts = [0] + [m.end() for m in _NEWLINE.finditer(source)] + [len(source)]
             ranges: list[tuple[int, int]] = []
             cursor = 0
-            stack = list(reversed(parse(source)))
-            while stack:
-                token = stack.pop()
-                if token.children:
-                    stack.extend(reversed(token.children))
+            for token in walk(source):
                 if token.type == "html_block" and token.map:
-                    first, last = token.map
-                    ranges.append((line_starts[min(first, len(line_starts) - 1)],
-                                   line_starts[min(last, len(line_starts) - 1)]))
+                    ranges.append(block_span(token, line_starts))
                 elif token.type == "html_inline" and token.content:
                     at = source.find(token.content, cursor)
                     if at >= 0:

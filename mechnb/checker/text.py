@@ -444,19 +444,11 @@ def _indented_code(src: str) -> list[tuple[int, int]]:
     them); parsed only when some line starts with four spaces or a tab."""
     if "\n    " not in src and "\n\t" not in src and not src.startswith(("    ", "\t")):
         return []
-    from ..tex.markdown import parse
+    from ..tex.markdown import block_span, walk
 
     starts = [0] + [m.end() for m in re.finditer("\n", src)] + [len(src)]
-    out: list[tuple[int, int]] = []
-    stack = list(reversed(parse(src)))
-    while stack:
-        token = stack.pop()
-        if token.children:
-            stack.extend(reversed(token.children))
-        if token.type == "code_block" and token.map:
-            first, last = token.map
-            out.append((starts[min(first, len(starts) - 1)], starts[min(last, len(starts) - 1)]))
-    return out
+    return [block_span(token, starts) for token in walk(src)
+            if token.type == "code_block" and token.map]
 
 
 def _quoted_or_labelled(src: str, start: int, end: int) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator, Sequence
 from functools import cache
 from typing import Any
 
@@ -250,3 +251,22 @@ def parser() -> MarkdownIt:
 def parse(source: str) -> list[Token]:
     """markdown-it tokens of ``source``."""
     return parser().parse(source)
+
+
+def walk(source: str) -> Iterator[Token]:
+    """Every token of ``source``, inline children included, in document order."""
+    stack = list(reversed(parse(source)))
+    while stack:
+        token = stack.pop()
+        if token.children:
+            stack.extend(reversed(token.children))
+        yield token
+
+
+def block_span(token: Token, line_starts: Sequence[int]) -> tuple[int, int]:
+    """``[start, end)`` offsets of the source lines a block token covers (``token.map``);
+    ``line_starts`` are the offsets of the source's lines, its length last."""
+    assert token.map is not None
+    first, last = token.map
+    return (line_starts[min(first, len(line_starts) - 1)],
+            line_starts[min(last, len(line_starts) - 1)])
