@@ -21,7 +21,7 @@ TEX_PACKAGES := texlive-xetex texlive-luatex texlive-latex-recommended texlive-l
 	fonts-noto-core fonts-noto-mono fonts-symbola tex-gyre texlive-lang-cyrillic
 # make test runs the suite on this many pytest-xdist workers (tests/conftest.py keeps the browser
 # tests, the corpus tests and tests sharing a fixture each in one worker); 1 runs it serially.
-TEST_WORKERS ?= 2
+TEST_WORKERS ?= 3
 APT_GET := DEBIAN_FRONTEND=noninteractive apt-get
 EXAMPLE := notebooks/example_paper.ipynb
 EXAMPLE_ZH := notebooks/example_paper_zh.ipynb

@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
 VENV_BIN = Path(sys.executable).parent
 
-# ``make test`` runs the suite on two workers (pytest-xdist, ``--dist loadgroup``). Tests that
+# ``make test`` runs the suite on three workers (pytest-xdist, ``--dist loadgroup``). Tests that
 # share state or an expensive set-up run in one worker, one after the other: the browser tests
 # (one Chromium, the Jupyter servers of the session), the corpus tests (they compile real
 # notebooks and papers: CPU-bound, so two at once would only compete), and the tests that share

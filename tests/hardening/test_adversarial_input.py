@@ -21,7 +21,7 @@ from mechnb.checker import check
 from mechnb.exporter.api import render
 from mechnb.notebook import paper_from_dict
 
-HANG_GUARD = 20  # seconds
+HANG_GUARD = 60  # seconds: linear work takes 4-10 s here; a quadratic pass takes hours
 
 
 @pytest.mark.parametrize("name", NAMES)
