@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from dataclasses import replace as replace_block
 from typing import Literal
@@ -148,6 +148,8 @@ class _Builder:
         self.title_cell: int | None = None
         self.dropped: dict[int, list[str]] = {}
         """Cell index → what JupyterLab shows of its outputs, for role-less cells not shown."""
+        self.text_dropped: dict[int, list[str]] = {}
+        """Cell index → the streams and plain text of a role cell left out of the draft."""
 
     def context_for(self, cell: Cell) -> RenderContext:
         self.ctx.cell = cell.index
@@ -196,8 +198,8 @@ class _Builder:
                 kind = role.latex_kind if role else "text"
                 CELL_READERS[kind](self, cell, role)
         self.mark_pending_references()
-        if self.dropped:
-            self.ctx.findings.append(dropped_outputs(self.dropped))
+        if self.dropped or self.text_dropped:
+            self.ctx.findings.append(dropped_outputs(self.dropped, self.text_dropped))
         self.doc.citations = set(self.ctx.citations)
         self.doc.macros = list(dict.fromkeys(self.ctx.macros))
         self.doc.resources = self.ctx.resources
@@ -364,8 +366,11 @@ class _Builder:
         # shown code prints its outputs beside it, as a notebook reader sees them: images too,
         # inline and unnumbered (a figure number belongs to a `figure`/`experiment` cell)
         images = image_outputs(cell, ctx) if evidence or show_code else []
+        text_dropped: list[str] = []
         rich = rich_outputs(cell, ctx, include_text=show_code,
-                            report_images=not (evidence or show_code))
+                            report_images=not (evidence or show_code), text_dropped=text_dropped)
+        if text_dropped:
+            self.text_dropped[cell.index] = text_dropped
         if images and not evidence:
             self.add(cell, "latex", "\n".join(
                 "\\begin{center}\\includegraphics[width=" + f"{width:.2f}" + "\\linewidth,"
@@ -452,26 +457,40 @@ def shown_kind(output: Mapping[str, object]) -> str | None:
     return "text" if "text/plain" in data else next(iter(data))
 
 
-def dropped_outputs(dropped: Mapping[int, list[str]]) -> Finding:
-    """One finding for the notebook: the outputs of cells without a role JupyterLab shows and
-    the PDF does not (``--include-code`` prints them; a role exports a cell's figures and
-    tables)."""
-    count = sum(len(k) for k in dropped.values())
-    kinds: dict[str, int] = {}
-    for ks in dropped.values():
-        for k in ks:
-            kinds[k] = kinds.get(k, 0) + 1
-    cells = [str(n + 1) for n in sorted(dropped)]  # 1-based, as JupyterLab numbers cells
+def _cells(indices: Iterable[int]) -> str:
+    cells = [str(n + 1) for n in sorted(indices)]  # 1-based, as JupyterLab numbers cells
     listed = ", ".join(cells[:8]) + (f" and {len(cells) - 8} more" if len(cells) > 8 else "")
-    what = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+    return f"cell{'s' if len(cells) > 1 else ''} {listed}"
+
+
+def dropped_outputs(dropped: Mapping[int, list[str]],
+                    text_dropped: Mapping[int, list[str]] | None = None) -> Finding:
+    """One finding for the notebook: the outputs JupyterLab shows and the PDF does not — of
+    cells without a role (``--include-code`` prints them; a role exports a cell's figures and
+    tables), and the printed text (streams, plain results) of role cells."""
+    parts = []
+    if dropped:
+        count = sum(len(k) for k in dropped.values())
+        kinds: dict[str, int] = {}
+        for ks in dropped.values():
+            for k in ks:
+                kinds[k] = kinds.get(k, 0) + 1
+        what = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+        parts.append(
+            f"{count} output{'s' if count > 1 else ''} of {len(dropped)} code cell"
+            f"{'s' if len(dropped) > 1 else ''} without a role ({what}; {_cells(dropped)}) "
+            f"{'are' if count > 1 else 'is'} shown by Jupyter and not printed in the PDF: give "
+            "a cell the role `figure`, `experiment` or `result` to export its figures and tables")
+    if text_dropped:
+        count = sum(len(k) for k in text_dropped.values())
+        parts.append(
+            f"{count} printed output{'s' if count > 1 else ''} (streams, plain-text results) of "
+            f"{len(text_dropped)} role cell{'s' if len(text_dropped) > 1 else ''} "
+            f"({_cells(text_dropped)}) {'are' if count > 1 else 'is'} left out of the draft, as "
+            "a paper states the numbers in its text")
     return export_finding(
-        "output-dropped",
-        f"{count} output{'s' if count > 1 else ''} of {len(cells)} code cell"
-        f"{'s' if len(cells) > 1 else ''} without a role ({what}; cell"
-        f"{'s' if len(cells) > 1 else ''} {listed}) {'are' if count > 1 else 'is'} shown by "
-        "Jupyter and not printed in the PDF: give a cell the role `figure`, `experiment` or "
-        "`result` to export its figures and tables, or export with --include-code to print "
-        "every cell with its outputs")
+        "output-dropped", "; ".join(parts) + "; export with --include-code to print every cell "
+        "with its outputs")
 
 
 CellReader = Callable[[_Builder, Cell, "Role | None"], None]

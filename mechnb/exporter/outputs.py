@@ -139,7 +139,8 @@ def image_outputs(cell: Cell, ctx: RenderContext) -> list[tuple[str, float]]:
 
 
 def rich_outputs(cell: Cell, ctx: RenderContext, *, include_text: bool,
-                 report_images: bool) -> list[tuple[str, str]]:
+                 report_images: bool,
+                 text_dropped: list[str] | None = None) -> list[tuple[str, str]]:
     """The non-image outputs that become LaTeX: ``[(kind, latex)]`` with kind ``latex``/``text``.
 
     Per output, as JupyterLab picks its MIME type, except that a bundle's ``text/latex`` (the
@@ -147,7 +148,8 @@ def rich_outputs(cell: Cell, ctx: RenderContext, *, include_text: bool,
     ``text/markdown`` rendered, images left to ``image_outputs``, ``text/html`` converted
     (``html.py``: tables as tables; a script-only output is interactive and counted in one
     finding), streams and ``text/plain`` only when ``include_text``; everything else is counted
-    in one finding.
+    in one finding. With ``text_dropped``, streams and plain text left out are appended to it
+    (the caller counts them for the whole notebook) instead of a finding of this cell.
     """
     blocks: list[tuple[str, str]] = []
     dropped: list[str] = []
@@ -200,6 +202,9 @@ def rich_outputs(cell: Cell, ctx: RenderContext, *, include_text: bool,
                         f"{'s' if interactive > 1 else ''} (a script JupyterLab runs, such as "
                         "a chart) cannot be printed: save the figure as PNG or PDF too and "
                         "display that")
+    if text_dropped is not None and "image" not in dropped:
+        text_dropped += dropped
+        dropped = []
     if dropped:
         kinds = ", ".join(sorted(set(dropped)))
         hint = ("give the cell the role `figure` or `experiment` to export its images"

@@ -279,3 +279,22 @@ def test_cyrillic_in_math_is_text_and_a_lost_math_letter_is_reported() -> None:
     tex = "x\nшум в тексте\n$y + ш$\n"  # traced to math only: text has other fonts
     [finding] = missing_glyphs(log, tex, (None, 1, 2), {1: "шум в тексте", 2: "$y + ш$"})
     assert finding.code == "MECH821" and finding.cell == 2 and "cmmi10" in finding.message
+
+
+def test_printed_text_of_role_cells_joins_the_one_finding_and_images_stay_per_cell() -> None:
+    stream = {"output_type": "stream", "name": "stdout", "text": "slope 1.42\n"}
+    image = {"output_type": "display_data", "metadata": {}, "data": {
+        "image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"}}
+    nb = _notebook(_code("run()", [stream], role="experiment", n=1),
+                   _code("fit()", [stream, stream], role="result", n=2),
+                   _code("plot()", [image], role="result", n=3),
+                   _code("print(2)", [stream], n=4))
+    findings = [f for f in render(paper_from_dict(nb)).findings if f.code == "MECH801"]
+    [whole] = [f for f in findings if f.cell is None]
+    assert "1 output of 1 code cell without a role (1 text; cell 5)" in whole.message
+    assert "3 printed outputs (streams, plain-text results) of 2 role cells (cells 2, 3)" \
+        in whole.message
+    [image_cell] = [f for f in findings if f.cell is not None]  # a result's image is a mistake
+    assert image_cell.cell == 3 and "role `figure` or `experiment`" in image_cell.message
+    shown = render(paper_from_dict(nb), include_code=True)
+    assert not [f for f in shown.findings if f.code == "MECH801"]
