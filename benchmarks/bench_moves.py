@@ -12,7 +12,8 @@ The missing-move warning (MECH060): of the moves each complete abstract makes, h
 reports missing (false alarms; the issue allows 1 in 20), and how often it reports a gap or a
 validation once every sentence that makes it is deleted (detection) — on test2 with the stored
 layer, and out of fold on the training abstracts per split (from ``weights.json``); and the
-trade-off curve on test2: for gap and validation, what would be reported at other bounds on the
+trade-off curve on test2 and out of fold on the training abstracts (``weights.json``'s
+``cv_presence_curve``): for gap and validation, what would be reported at other bounds on the
 abstract's probability of making the move (detection against false "missing").
 """
 
@@ -118,6 +119,13 @@ def run() -> list[tuple[str, str]]:
     for move, bound, fa, present, found, removed in tradeoff(named["real test2"]):
         rows.append((f"MECH060 test2 trade-off: {move} reported below {bound}",
                      f"false missing {_rate(fa, present)}, deleted found {_rate(found, removed)}"))
+    bounds = _weights()["absent_below"]
+    for move, curve in _weights().get("cv_presence_curve", {}).items():
+        for bound, fa, present, found, removed in curve:
+            chosen = "  (the bound shipped)" if bound == bounds[move] else ""
+            rows.append((f"MECH060 training out of fold trade-off: {move} below {bound}",
+                         f"false missing {_rate(fa, present)}, "
+                         f"deleted found {_rate(found, removed)}{chosen}"))
     everything = [a for abstracts in named.values() for a in abstracts]
     texts = [(joined(a), str(a["lang"])) for a in everything]
     analyse(*texts[0])  # the lexicon and the weights load once per process

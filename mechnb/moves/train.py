@@ -9,7 +9,10 @@ picks the probability from which the move is made by 5-fold cross-validation ove
 move no sentence makes is reported missing (``absent_below``): the highest candidate at which
 at most ``FALSE_ALARMS`` of the moves present in the held-out abstracts would be reported; the
 weights file also keeps, out of fold, how many present moves are reported (false alarms) and how
-often a move is reported once its sentences are deleted (detection), per split. ``--cv`` only
+often a move is reported once its sentences are deleted (detection), per split. The presence
+model of ``validation`` also learns from CSAbstruct (``csabstruct_rows``): each abstract of its
+dev and test splits whole, and again without its ``result`` sentences (the mapping:
+``CSABSTRUCT_MAPPING``). ``--cv`` only
 prints the cross-validated scores; ``--curve`` prints them for a quarter, a half, three quarters
 and all of the training abstracts.
 """
@@ -217,6 +220,50 @@ def missing_counts(copies: Sequence[Variant], presence: Sequence[dict[str, float
 PRESENCE_EPOCHS = 60
 PRESENCE_L2 = 1.0
 
+CSABSTRUCT_SPLITS = ("dev", "test")
+"""CSAbstruct's splits whose abstracts teach the validation presence model (the role model was
+fitted on ``train``, so its probabilities there are overconfident)."""
+CSABSTRUCT_MAPPING = {"validation": "result"}
+"""The mapping the presence model is trained with: a CSAbstruct abstract with its sentences of
+this role makes the move; the same abstract with every one of them deleted does not. Only the
+validation has a role of its own (a gap is written as ``background`` but most background is
+context, so ``gap`` takes no CSAbstruct rows)."""
+
+PresenceRow = tuple[dict[str, float], float]
+"""An abstract's ``abstract_features`` for one move and whether it makes it (1.0 or 0.0)."""
+
+
+def csabstruct_rows(weights: dict[str, dict[str, float]], folder: Path | None = None
+                    ) -> dict[str, list[PresenceRow]]:
+    """Per move of ``CSABSTRUCT_MAPPING``, presence rows from CSAbstruct (``CSABSTRUCT_SPLITS``):
+    each abstract that has sentences of the mapped role and others, whole (makes the move) and
+    without them (does not), read as ``analyse`` reads a text (split, rule pass, roles, the
+    sentence layer ``weights``). Empty when the corpus is not there (``train_roles``'s
+    ``default_corpus``)."""
+    from .train_roles import default_corpus
+
+    folder = folder or default_corpus()
+    out: dict[str, list[PresenceRow]] = {m: [] for m in CSABSTRUCT_MAPPING}
+    if not all((folder / f"{s}.jsonl").is_file() for s in CSABSTRUCT_SPLITS):
+        return out
+    for split in CSABSTRUCT_SPLITS:
+        for line in (folder / f"{split}.jsonl").read_text("utf-8").splitlines():
+            ab = json.loads(line)
+            for move, role in CSABSTRUCT_MAPPING.items():
+                kept = [t for t, r in zip(ab["sentences"], ab["labels"], strict=True) if r != role]
+                if not kept or len(kept) == len(ab["sentences"]):
+                    continue
+                for sentences, y in ((ab["sentences"], 1.0), (kept, 0.0)):
+                    labelled, facts = rule_pass(split_sentences(" ".join(sentences)))
+                    roles = roles_of(facts)
+                    live = [i for i, s in enumerate(labelled) if not has_slots(s.text)]
+                    feats = [features(facts, i, roles) for i in live]
+                    probs = [{m: probability(w, f) for m, w in weights.items()} for f in feats]
+                    out[move].append((abstract_features(
+                        move, probs, [cued_moves(labelled[i], facts[i]) for i in live],
+                        [roles[i] for i in live] if roles is not None else None, feats), y))
+    return out
+
 
 def fit_rows(rows: Sequence[tuple[dict[str, float], float]]) -> dict[str, float]:
     """Logistic-regression weights by SGD (fixed seed) over ``(features, 0/1)`` rows."""
@@ -247,17 +294,20 @@ def presence_rows(copies: Sequence[Variant], probs: Sequence[Sequence[dict[str, 
             if kept is None or v.number in kept]
 
 
-def presence_out_of_fold(copies: Sequence[Variant], probs: Sequence[Sequence[dict[str, float]]]
+def presence_out_of_fold(copies: Sequence[Variant], probs: Sequence[Sequence[dict[str, float]]],
+                         extra: dict[str, list[PresenceRow]] | None = None
                          ) -> list[dict[str, float]]:
     """Each variant's probability of making each move, from a presence model fitted without
-    its abstract (folds as ``folds``)."""
+    its abstract (folds as ``folds``), and with the ``extra`` rows of the move (CSAbstruct's,
+    never held out: no labelled abstract is among them)."""
     out: list[dict[str, float]] = [{} for _ in copies]
     groups = sorted({v.number for v in copies})
+    extra = extra or {}
     for k in range(FOLDS):
         held = {g for j, g in enumerate(groups) if j % FOLDS == k}
         train = [g for g in groups if g not in held]
         for move in MOVES:
-            w = fit_rows(presence_rows(copies, probs, move, train))
+            w = fit_rows(presence_rows(copies, probs, move, train) + extra.get(move, []))
             for v, p, o in zip(copies, probs, out, strict=True):
                 if v.number in held:
                     o[move] = probability(w, abstract_features(move, p, v.cued, v.roles, v.feats))
@@ -349,34 +399,47 @@ def learning_curve(fractions: Sequence[float] = (0.25, 0.5, 0.75, 1.0), folder: 
     return out
 
 
-def train(folder: Path = FIXTURES) -> tuple[dict[str, Any], dict[str, float]]:
-    """The content of ``weights.json`` and the out-of-fold F1 per move at its threshold."""
+def train(folder: Path = FIXTURES, csabstruct: Path | None = None
+          ) -> tuple[dict[str, Any], dict[str, float]]:
+    """The content of ``weights.json`` and the out-of-fold F1 per move at its threshold
+    (``csabstruct``: CSAbstruct's folder, default ``train_roles.default_corpus``)."""
     abstracts = training_abstracts(folder)
     data = examples(abstracts)
     copies = variants(abstracts)
     probs, copy_probs = out_of_fold(data, copies=copies)
     chosen = thresholds(data, probs)
-    presence_oof = presence_out_of_fold(copies, copy_probs)
+    weights = {m: fit(data, m) for m in MOVES}
+    extra = csabstruct_rows(weights, csabstruct)
+    presence_oof = presence_out_of_fold(copies, copy_probs, extra)
     bounds = absent_bounds(copies, presence_oof)
     counts = {"all": missing_counts(copies, presence_oof, bounds).to_json()}
     for split in sorted({v.split for v in copies}):
         counts[split] = missing_counts(copies, presence_oof, bounds, split).to_json()
-    presence = {m: fit_rows(presence_rows(copies, copy_probs, m)) for m in MOVES}
+    presence = {m: fit_rows(presence_rows(copies, copy_probs, m) + extra.get(m, []))
+                for m in MOVES}
+    curves = {m: [list(row) for row in tradeoff(copies, presence_oof, m)] for m in BUDGETED}
     scores = {m: round(f1((p[m] >= chosen[m], m in e[1]) for p, e in zip(probs, data,
                                                                            strict=True)), 3)
               for m in MOVES}
-    weights = {m: fit(data, m) for m in MOVES}
     return ({"about": "Generated by `python -m mechnb.moves.train` from the labelled real "
                       "abstracts in tests/fixtures/moves (never the test2 split); per move, "
                       "logistic-regression weights over the features of "
                       "mechnb.moves.learned.features, the probability from which the move "
-                      "is made, and the bound below which its highest probability in an "
-                      "abstract reports it missing (absent_below; cv_missing counts, out of "
-                      "fold, present moves reported and deleted moves found). Do not edit by "
-                      "hand.",
+                      "is made, weights over mechnb.moves.learned.abstract_features that "
+                      "judge whether the abstract as a whole makes the move (presence; the "
+                      "validation's also fitted on CSAbstruct abstracts with and without "
+                      "their result sentences, presence_extra), and the bound below which "
+                      "that probability reports the move missing (absent_below; cv_missing "
+                      "counts, out of fold, present moves reported and deleted moves found; "
+                      "cv_presence_curve: per candidate bound, present reported, present, "
+                      "deleted found, deleted). Do not edit by hand.",
              "lang": "en", "abstracts": len(abstracts), "sentences": len(data),
              "cv_f1": scores, "thresholds": chosen, "absent_below": bounds,
-             "cv_missing": counts, "weights": weights, "presence": presence,
+             "cv_missing": counts, "cv_presence_curve": curves,
+             "presence_extra": {m: {"corpus": "CSAbstruct", "splits": list(CSABSTRUCT_SPLITS),
+                                    "role": CSABSTRUCT_MAPPING[m], "abstracts": len(rows) // 2}
+                                for m, rows in extra.items()},
+             "weights": weights, "presence": presence,
              "uses_roles": load_roles() is not None}, scores)
 
 
