@@ -41,12 +41,25 @@ def _xdist_group(item: pytest.Item) -> str | None:
     return shared[0] if shared else None
 
 
+_FIRST = ("corpus", "browser")
+"""The longest groups, started first: pytest-xdist hands out groups in collection order, and the
+corpus group alone runs about as long as all the rest on the other workers (longest first)."""
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         group = _xdist_group(item)
         if group is not None and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(group))
+
+    def rank(item: pytest.Item) -> int:
+        marker = item.get_closest_marker("xdist_group")
+        name = marker.args[0] if marker and marker.args else marker.kwargs.get("name") \
+            if marker else None
+        return _FIRST.index(name) if name in _FIRST else len(_FIRST)
+
+    items.sort(key=rank)  # stable: the order within each rank is kept
 
 
 @pytest.fixture(autouse=True)
