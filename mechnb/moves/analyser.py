@@ -427,6 +427,10 @@ def analyse(text: str, lang: str | None = None, method: str = "learned") -> Anal
     else:
         model = None
     made = {m for s in labelled for m in s.moves}
+    if model is not None and probs is not None:
+        # A move only weakly made (``Model.present_above``) is judged by the abstract as a whole.
+        live = [probs[i] for i, s in enumerate(labelled) if not has_slots(s.text)]
+        made = {m for m in made if model.made_for_sure(m, live)}
     missing = tuple(m for m in lex.moves if m not in made)
     presence: dict[str, float] = {}
     missing, unsure = _confident(missing, labelled, ruled, facts, probs, model, roles, feats,

@@ -165,6 +165,17 @@ class Model:
     """Per move: weights over ``abstract_features`` (the abstract as a whole makes the move)."""
     uses_roles: bool = False
     """Whether the sentence features include the CSAbstruct role probabilities."""
+    present_above: dict[str, float] = field(default_factory=dict)
+    """Per move: the sentence probability from which a sentence that makes the move keeps it
+    from being reported missing whatever the abstract as a whole says (absent: the move's
+    threshold, any sentence that makes it). Above the threshold for ``validation``: a sentence
+    read as evidence only weakly leaves the decision to the presence model."""
+
+    def made_for_sure(self, move: str, probs: Sequence[dict[str, float]]) -> bool:
+        """Does some sentence (probabilities ``probs``) make ``move`` surely enough that it is
+        never reported missing (``present_above``)?"""
+        above = self.present_above.get(move, self.thresholds[move])
+        return any(p[move] >= max(above, self.thresholds[move]) for p in probs)
 
     def missing(self, move: str, probs: Sequence[dict[str, float]],
                 cued: Sequence[Iterable[str]], roles: Sequence[dict[str, float]] | None,
@@ -204,11 +215,13 @@ def model_from_json(data: dict[str, object]) -> Model:
     assert isinstance(weights, dict) and isinstance(thresholds, dict)
     absent = data.get("absent_below", {})
     presence = data.get("presence", {})
-    assert isinstance(absent, dict) and isinstance(presence, dict)
+    above = data.get("present_above", {})
+    assert isinstance(absent, dict) and isinstance(presence, dict) and isinstance(above, dict)
     return Model({m: dict(w) for m, w in weights.items()},
                  {m: float(t) for m, t in thresholds.items()}, str(data.get("lang", "en")),
                  {m: float(t) for m, t in absent.items()},
-                 {m: dict(w) for m, w in presence.items()}, bool(data.get("uses_roles")))
+                 {m: dict(w) for m, w in presence.items()}, bool(data.get("uses_roles")),
+                 {m: float(t) for m, t in above.items()})
 
 
 def confidently_absent(move: str, bound: float, probs: Sequence[dict[str, float]],

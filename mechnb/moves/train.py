@@ -198,22 +198,36 @@ def out_of_fold(data: Sequence[Example], fraction: float = 1.0,
     return probs, copy_probs
 
 
+Made = tuple[Sequence[dict[str, float]], dict[str, float]]
+"""Per variant, each move's highest sentence probability (out of fold), and per move the
+probability from which a sentence keeps the move from being reported (``present_above``): what
+``analyse`` does before it asks the presence model."""
+
+
+def top_probabilities(probs: Sequence[Sequence[dict[str, float]]]) -> list[dict[str, float]]:
+    """Per variant, each move's highest probability over its sentences (0 without any)."""
+    return [{m: max((p[m] for p in ps), default=0.0) for m in MOVES} for ps in probs]
+
+
 def missing_counts(copies: Sequence[Variant], presence: Sequence[dict[str, float]],
-                   bounds: dict[str, float], split: str | None = None) -> MissingCounts:
+                   bounds: dict[str, float], split: str | None = None,
+                   made: Made | None = None) -> MissingCounts:
     """Count, with ``bounds`` (``absent_below``) on the abstracts' probability of making each
     move (``presence``), false alarms on the complete abstracts and detections on the copies
-    with a move deleted (of one ``split``, or all)."""
+    with a move deleted (of one ``split``, or all). With ``made``, a move that some sentence
+    makes with a probability from its ``present_above`` is never reported, as in ``analyse``."""
     counts = MissingCounts()
-    for v, p in zip(copies, presence, strict=True):
+    for i, (v, p) in enumerate(zip(copies, presence, strict=True)):
         if split is not None and v.split != split:
             continue
+        sure = {m for m in MOVES if made is not None and made[0][i][m] >= made[1][m]}
         if v.removed is None:
             for move in v.present:
                 counts.present[move] += 1
-                counts.false_alarms[move] += p[move] < bounds[move]
+                counts.false_alarms[move] += move not in sure and p[move] < bounds[move]
         else:
             counts.removed[v.removed] += 1
-            counts.found[v.removed] += p[v.removed] < bounds[v.removed]
+            counts.found[v.removed] += v.removed not in sure and p[v.removed] < bounds[v.removed]
     return counts
 
 
@@ -315,19 +329,21 @@ def presence_out_of_fold(copies: Sequence[Variant], probs: Sequence[Sequence[dic
 
 
 def tradeoff(copies: Sequence[Variant], presence: Sequence[dict[str, float]], move: str,
-             bounds: Sequence[float] = ABSENT_BOUNDS) -> list[tuple[float, int, int, int, int]]:
+             bounds: Sequence[float] = ABSENT_BOUNDS, made: Made | None = None
+             ) -> list[tuple[float, int, int, int, int]]:
     """``(bound, present moves reported, present moves, deleted found, deleted)`` per bound:
-    the trade-off between false "missing" and detection for one move."""
+    the trade-off between false "missing" and detection for one move (``made``: see
+    ``missing_counts``)."""
     out = []
     for bound in bounds:
-        c = missing_counts(copies, presence, dict.fromkeys(MOVES, bound))
+        c = missing_counts(copies, presence, dict.fromkeys(MOVES, bound), made=made)
         out.append((bound, c.false_alarms[move], c.present[move], c.found[move],
                     c.removed[move]))
     return out
 
 
-def absent_bounds(copies: Sequence[Variant], presence: Sequence[dict[str, float]]
-                  ) -> dict[str, float]:
+def absent_bounds(copies: Sequence[Variant], presence: Sequence[dict[str, float]],
+                  made: Made | None = None) -> dict[str, float]:
     """Per move, the bound below which the abstract's probability of making it reports it
     missing, chosen together: the false alarms of all moves share one budget (at most
     ``FALSE_ALARMS`` of the moves present in the complete abstracts, out of fold), spent
@@ -335,10 +351,11 @@ def absent_bounds(copies: Sequence[Variant], presence: Sequence[dict[str, float]
     candidate that adds the most deleted moves found (as a share of that move's deletions) per
     false alarm added; steps that add no false alarm come first. Only the moves DESIGN §4
     requires of every paper (``BUDGETED``: the gap and the validation) may spend the budget;
-    the others are raised only as far as they stay free of false alarms."""
+    the others are raised only as far as they stay free of false alarms. With ``made``, the
+    counts are those of ``analyse`` (see ``missing_counts``)."""
     curves = {m: [(0.0, 0, 0)] + [(b, fa, found) for b, fa, _, found, _ in
-                                  tradeoff(copies, presence, m)] for m in MOVES}
-    totals = missing_counts(copies, presence, dict.fromkeys(MOVES, 0.0))
+                                  tradeoff(copies, presence, m, made=made)] for m in MOVES}
+    totals = missing_counts(copies, presence, dict.fromkeys(MOVES, 0.0), made=made)
     budget = FALSE_ALARMS * sum(totals.present.values())
     at = dict.fromkeys(MOVES, 0)
     spent = 0
@@ -361,6 +378,39 @@ def absent_bounds(copies: Sequence[Variant], presence: Sequence[dict[str, float]
         spent += curves[m][j][1] - curves[m][at[m]][1]
         at[m] = j
     return {m: curves[m][at[m]][0] for m in MOVES}
+
+
+PRESENCE_DECIDES = ("validation",)
+"""Moves for which a sentence that makes the move only weakly does not keep it from being
+reported: the abstract as a whole (the presence model) decides unless some sentence's
+probability reaches the move's ``present_above``. For the other moves any sentence that makes
+the move (its probability reaches the move's threshold) keeps it."""
+ABOVE_CANDIDATES = (0.35, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+"""Candidate ``present_above`` for the moves of ``PRESENCE_DECIDES`` (besides the threshold)."""
+
+
+def present_above(copies: Sequence[Variant], presence: Sequence[dict[str, float]],
+                  top: Sequence[dict[str, float]], chosen: dict[str, float]
+                  ) -> tuple[dict[str, float], dict[str, float]]:
+    """Per move, the sentence probability from which the move counts as made whatever the
+    abstract as a whole says (``present_above``), and the bounds (``absent_bounds``) that go
+    with it. The moves of ``PRESENCE_DECIDES`` try each candidate (the threshold, then
+    ``ABOVE_CANDIDATES`` above it), out of fold with the same false-alarm budget, and keep the
+    one under which the most deleted moves of ``PRESENCE_DECIDES`` are found (then the most
+    deleted gaps, then the fewest false alarms, then the lowest)."""
+    best: tuple[tuple[int, int, int, float], dict[str, float], dict[str, float]] | None = None
+    options = [chosen[m] for m in PRESENCE_DECIDES] + list(ABOVE_CANDIDATES)
+    for cand in sorted(set(options)):
+        above = {m: max(cand, chosen[m]) if m in PRESENCE_DECIDES else chosen[m] for m in MOVES}
+        made = (top, above)
+        bounds = absent_bounds(copies, presence, made)
+        c = missing_counts(copies, presence, bounds, made=made)
+        key = (sum(c.found[m] for m in PRESENCE_DECIDES), c.found["gap"],
+               -sum(c.false_alarms.values()), -cand)
+        if best is None or key > best[0]:
+            best = (key, above, bounds)
+    assert best is not None
+    return best[1], best[2]
 
 
 def f1(pairs: Iterable[tuple[bool, bool]]) -> float:
@@ -411,13 +461,15 @@ def train(folder: Path = FIXTURES, csabstruct: Path | None = None
     weights = {m: fit(data, m) for m in MOVES}
     extra = csabstruct_rows(weights, csabstruct)
     presence_oof = presence_out_of_fold(copies, copy_probs, extra)
-    bounds = absent_bounds(copies, presence_oof)
-    counts = {"all": missing_counts(copies, presence_oof, bounds).to_json()}
+    above, bounds = present_above(copies, presence_oof, top_probabilities(copy_probs), chosen)
+    made = (top_probabilities(copy_probs), above)
+    counts = {"all": missing_counts(copies, presence_oof, bounds, made=made).to_json()}
     for split in sorted({v.split for v in copies}):
-        counts[split] = missing_counts(copies, presence_oof, bounds, split).to_json()
+        counts[split] = missing_counts(copies, presence_oof, bounds, split, made).to_json()
     presence = {m: fit_rows(presence_rows(copies, copy_probs, m) + extra.get(m, []))
                 for m in MOVES}
-    curves = {m: [list(row) for row in tradeoff(copies, presence_oof, m)] for m in BUDGETED}
+    curves = {m: [list(row) for row in tradeoff(copies, presence_oof, m, made=made)]
+              for m in BUDGETED}
     scores = {m: round(f1((p[m] >= chosen[m], m in e[1]) for p, e in zip(probs, data,
                                                                            strict=True)), 3)
               for m in MOVES}
@@ -435,6 +487,7 @@ def train(folder: Path = FIXTURES, csabstruct: Path | None = None
                       "deleted found, deleted). Do not edit by hand.",
              "lang": "en", "abstracts": len(abstracts), "sentences": len(data),
              "cv_f1": scores, "thresholds": chosen, "absent_below": bounds,
+             "present_above": above,
              "cv_missing": counts, "cv_presence_curve": curves,
              "presence_extra": {m: {"corpus": "CSAbstruct", "splits": list(CSABSTRUCT_SPLITS),
                                     "role": CSABSTRUCT_MAPPING[m], "abstracts": len(rows) // 2}
