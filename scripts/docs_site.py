@@ -61,9 +61,11 @@ def precision_table() -> str:
     import json
 
     from mechnb.checker.rules import RULES
+    from mechnb.latexin.check import INPUT_FINDINGS
 
     data = json.loads(PRECISION.read_text("utf-8")) if PRECISION.exists() else {}
     names = {r.code: r.name for r in RULES}
+    names.update({code: slug for slug, (code, _) in INPUT_FINDINGS.items()})
     rows = ["| code | name | notebook | LaTeX input |", "|---|---|---|---|"]
     for code in sorted(data):
         cells = []
