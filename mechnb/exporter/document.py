@@ -359,6 +359,9 @@ class _Builder:
         if role is None and not show_code:
             # a working cell: its outputs stay in the notebook, counted in one finding
             kinds = [k for k in map(shown_kind, cell.outputs) if k]
+            if kinds and _MECH_MAGIC_RE.search(cell.source):  # not the magic's status line
+                kinds = [k for o in cell.outputs if (k := shown_kind(o))
+                         and not _is_mech_status(o)]
             if kinds:
                 self.dropped[cell.index] = kinds
             return
@@ -461,6 +464,21 @@ def _cells(indices: Iterable[int]) -> str:
     cells = [str(n + 1) for n in sorted(indices)]  # 1-based, as JupyterLab numbers cells
     listed = ", ".join(cells[:8]) + (f" and {len(cells) - 8} more" if len(cells) > 8 else "")
     return f"cell{'s' if len(cells) > 1 else ''} {listed}"
+
+
+_MECH_MAGIC_RE = re.compile(r"^[ \t]*%mech[ \t]", re.M)
+
+
+def _is_mech_status(output: Mapping[str, object]) -> bool:
+    """The plain-text status a ``%mech`` line magic displays (``mechnb figures: 6.5 in wide
+    …``): mechnb talking to the author, not a result of the paper."""
+    data = output.get("data")
+    if output.get("output_type") not in ("display_data", "execute_result") \
+            or not isinstance(data, Mapping) or set(data) != {"text/plain"}:
+        return False
+    text = data["text/plain"]
+    text = "".join(text) if isinstance(text, list) else str(text)
+    return text.startswith("mechnb ")
 
 
 def dropped_outputs(dropped: Mapping[int, list[str]],

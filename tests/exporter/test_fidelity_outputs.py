@@ -298,3 +298,18 @@ def test_printed_text_of_role_cells_joins_the_one_finding_and_images_stay_per_ce
     assert image_cell.cell == 3 and "role `figure` or `experiment`" in image_cell.message
     shown = render(paper_from_dict(nb), include_code=True)
     assert not [f for f in shown.findings if f.code == "MECH801"]
+
+
+def test_the_status_line_of_a_mech_magic_is_not_an_output_left_out() -> None:
+    status = {"output_type": "display_data", "metadata": {}, "data": {
+        "text/plain": "mechnb figures: 6.5 in wide (1 column layout), 11 pt cmr10"}}
+    stream = {"output_type": "stream", "name": "stdout", "text": "loaded\n"}
+    magic = "%load_ext mechnb\n%mech figures --lang en\nimport numpy as np"
+    alone = render(paper_from_dict(_notebook(_code(magic, [status], n=1))))
+    assert not [f for f in alone.findings if f.code == "MECH801"]
+    [finding] = [f for f in render(paper_from_dict(_notebook(_code(magic, [status, stream], n=1))))
+                 .findings if f.code == "MECH801"]
+    assert finding.message.startswith("1 output of 1 code cell without a role (1 text")
+    # the same text printed by a cell that runs no %mech magic is the user's output
+    other = render(paper_from_dict(_notebook(_code("print(s)", [status], n=1))))
+    assert [f for f in other.findings if f.code == "MECH801"]
