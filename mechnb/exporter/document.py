@@ -358,10 +358,9 @@ class _Builder:
             self.add(cell, "code", verbatim(cell.source), role)
         if role is None and not show_code:
             # a working cell: its outputs stay in the notebook, counted in one finding
-            kinds = [k for k in map(shown_kind, cell.outputs) if k]
-            if kinds and _MECH_MAGIC_RE.search(cell.source):  # not the magic's status line
-                kinds = [k for o in cell.outputs if (k := shown_kind(o))
-                         and not _is_mech_status(o)]
+            magic = bool(_MECH_MAGIC_RE.search(cell.source))  # its status line is no output
+            kinds = [k for o in cell.outputs
+                     if (k := shown_kind(o)) and not (magic and _is_mech_status(o))]
             if kinds:
                 self.dropped[cell.index] = kinds
             return

@@ -139,8 +139,7 @@ def image_outputs(cell: Cell, ctx: RenderContext) -> list[tuple[str, float]]:
 
 
 def rich_outputs(cell: Cell, ctx: RenderContext, *, include_text: bool,
-                 report_images: bool,
-                 text_dropped: list[str] | None = None) -> list[tuple[str, str]]:
+                 report_images: bool, text_dropped: list[str]) -> list[tuple[str, str]]:
     """The non-image outputs that become LaTeX: ``[(kind, latex)]`` with kind ``latex``/``text``.
 
     Per output, as JupyterLab picks its MIME type, except that a bundle's ``text/latex`` (the
@@ -148,8 +147,8 @@ def rich_outputs(cell: Cell, ctx: RenderContext, *, include_text: bool,
     ``text/markdown`` rendered, images left to ``image_outputs``, ``text/html`` converted
     (``html.py``: tables as tables; a script-only output is interactive and counted in one
     finding), streams and ``text/plain`` only when ``include_text``; everything else is counted
-    in one finding. With ``text_dropped``, streams and plain text left out are appended to it
-    (the caller counts them for the whole notebook) instead of a finding of this cell.
+    in one finding of the cell when it holds an image, and otherwise appended to
+    ``text_dropped`` (the caller counts it for the whole notebook).
     """
     blocks: list[tuple[str, str]] = []
     dropped: list[str] = []
@@ -202,17 +201,13 @@ def rich_outputs(cell: Cell, ctx: RenderContext, *, include_text: bool,
                         f"{'s' if interactive > 1 else ''} (a script JupyterLab runs, such as "
                         "a chart) cannot be printed: save the figure as PNG or PDF too and "
                         "display that")
-    if text_dropped is not None and "image" not in dropped:
+    if "image" not in dropped:  # printed text only: the caller counts it for the notebook
         text_dropped += dropped
-        dropped = []
-    if dropped:
+    else:
         kinds = ", ".join(sorted(set(dropped)))
-        hint = ("give the cell the role `figure` or `experiment` to export its images"
-                if "image" in dropped else
-                "streams and plain-text results are printed only with --include-code (images, "
-                "tables, HTML, LaTeX and markdown outputs of a role cell are exported)")
-        ctx.add_finding("output-dropped",
-                        f"{len(dropped)} output(s) ({kinds}) left out of the draft: {hint}")
+        ctx.add_finding("output-dropped", f"{len(dropped)} output(s) ({kinds}) left out of the "
+                        "draft: give the cell the role `figure` or `experiment` to export its "
+                        "images")
     return blocks
 
 
