@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
 VENV_BIN = Path(sys.executable).parent
 
-# ``make test`` runs the suite on three workers (pytest-xdist, ``--dist loadgroup``). Tests that
+# ``make test`` runs the suite on four workers (pytest-xdist, ``--dist loadgroup``). Tests that
 # share state or an expensive set-up run in one worker, one after the other: the browser tests
 # (one Chromium, the Jupyter servers of the session), the corpus tests (they compile real
 # notebooks and papers: CPU-bound, so two at once would only compete), and the tests that share
@@ -42,8 +42,9 @@ def _xdist_group(item: pytest.Item) -> str | None:
 
 
 _FIRST = ("corpus", "browser")
-"""The longest groups, started first: pytest-xdist hands out groups in collection order, and the
-corpus group alone runs about as long as all the rest on the other workers (longest first)."""
+"""The longest groups, started first: with ``--no-loadscope-reorder`` (``make test``)
+pytest-xdist hands out groups in collection order, and the corpus group alone runs about as long
+as all the rest on the other workers (longest first)."""
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the marks

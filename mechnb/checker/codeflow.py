@@ -331,6 +331,33 @@ def _scan(cell: CodeCell) -> None:
     cell.free_in_functions = frozenset(in_functions)
 
 
+_SCANNED: dict[str, CodeCell | None] = {}
+"""Source → its parsed and scanned cell (at index 0), for this process: a long-lived process
+(the Jupyter server's checks) parses only the cells that changed since its last check. Nothing
+mutates a syntax tree once parsed."""
+SCANNED_ENTRIES = 20_000
+"""Sources kept before the memo starts over."""
+
+
+def _scanned(index: int, source: str) -> CodeCell | None:
+    """``source`` parsed and scanned as cell ``index``, or ``None`` (not parsable Python)."""
+    if source not in _SCANNED:
+        parsed = parse_code(source) if source.strip() else None
+        cell = None
+        if parsed is not None:
+            cell = CodeCell(0, source, parsed[0],
+                            masked=None if parsed[1] == source else parsed[1])
+            _scan(cell)
+        if len(_SCANNED) >= SCANNED_ENTRIES:
+            _SCANNED.clear()
+        _SCANNED[source] = cell
+    done = _SCANNED[source]
+    if done is None:
+        return None
+    return CodeCell(index, source, done.tree, done.defines, done.free, done.free_in_functions,
+                    done.assigned, dict(done.imports), done.masked)
+
+
 _FLOWS: WeakKeyDictionary[Document, CodeFlow] = WeakKeyDictionary()
 
 
@@ -348,12 +375,8 @@ def build_flow(doc: Document) -> CodeFlow:
     cells: dict[int, CodeCell] = {}
     if sum(len(doc.cells[i].source) for i in indexes) <= MAX_NOTEBOOK_CHARS:
         for i in indexes:
-            source = doc.cells[i].source
-            parsed = parse_code(source) if source.strip() else None
-            if parsed is not None:
-                cell = CodeCell(i, source, parsed[0],
-                                masked=None if parsed[1] == source else parsed[1])
-                _scan(cell)
+            cell = _scanned(i, doc.cells[i].source)
+            if cell is not None:
                 cells[i] = cell
     definers: dict[str, list[int]] = {}
     for i, cell in cells.items():

@@ -94,6 +94,29 @@ class RenderCache:
         return hashlib.sha1(json.dumps(parts, ensure_ascii=False).encode(),
                             usedforsecurity=False).hexdigest()
 
+    def forget_unused(self, keep: int) -> None:
+        """Bound a long-lived cache: past ``keep`` entries, keep only those the last render
+        used (a notebook edited for hours adds one entry per version of each cell)."""
+        if len(self.entries) > keep:
+            self.entries = dict(self.used)
+        self.used = {}
+
+
+MEMORY_ENTRIES = 50_000
+"""Entries the process's own render cache holds before it forgets the unused ones."""
+_MEMORY: list[RenderCache] = []
+
+
+def memory_cache() -> RenderCache:
+    """This process's render cache, for checks of a notebook never exported: a long-lived
+    process (the Jupyter server's checks, the preview) re-renders only the cells that changed
+    since its last check. Nothing is written; only this process's own renders are in it."""
+    if not _MEMORY:
+        _MEMORY.append(RenderCache())
+    cache = _MEMORY[0]
+    cache.forget_unused(MEMORY_ENTRIES)
+    return cache
+
 
 @dataclass
 class RenderContext:
@@ -122,6 +145,9 @@ class RenderContext:
     """Render cache, or ``None`` to always render."""
     outer_resources: Mapping[str, bytes] = field(default_factory=dict)
     """Resources of the enclosing context (a scratch context must not reuse their names)."""
+    read_files: bool = False
+    """Whether rendering looked for a file or an attachment (what it found can change while the
+    text stays the same: such a rendering is not cached)."""
 
     def add_finding(self, slug: str, message: str) -> None:
         """Record an exporter finding at the current cell."""
@@ -173,12 +199,13 @@ class RenderContext:
         fig_used = (scratch.figure_caption, scratch.figure_label) != (
             self.figure_caption, self.figure_label)
         self.resources.update(new_files)
+        self.read_files |= scratch.read_files
         self.citations |= scratch.citations
         self.labels |= scratch.labels
         self.macros += scratch.macros
         self.findings += scratch.findings
         self.figure_caption, self.figure_label = scratch.figure_caption, scratch.figure_label
-        if not new_files:
+        if not new_files and not scratch.read_files:
             entry = {"out": out, "cit": sorted(scratch.citations), "lab": sorted(scratch.labels),
                      "mac": scratch.macros,
                      "fnd": [[f.name, f.message] for f in scratch.findings], "fig": fig_used}

@@ -111,10 +111,11 @@ def assess(paper: Paper, *, style: Style | object = None, include_code: bool = F
 
     ``style`` is a ``Style``, the metadata form (``{"class": …}``, a compact string) or None
     (the notebook's own). The render cache of the default output folder is read when present
-    (never written), so a check after an export re-renders nothing.
+    (never written), so a check after an export re-renders nothing; otherwise the process's own
+    (``memory_cache``), so a long-lived process re-renders only the cells that changed.
     """
     from .api import default_output_dir, render
-    from .context import RenderCache, cache_disabled
+    from .context import RenderCache, cache_disabled, memory_cache
     from .styles import Style, parse_style
 
     key = _options_key(style, include_code, template, engine)
@@ -127,10 +128,12 @@ def assess(paper: Paper, *, style: Style | object = None, include_code: bool = F
     else:
         chosen, _ = parse_style(style if isinstance(style, (str, dict)) else None)
     cache = None
-    if paper.path is not None and not cache_disabled():
-        folder = default_output_dir(paper)
-        if os.path.isdir(folder):
+    if not cache_disabled():
+        folder = default_output_dir(paper) if paper.path is not None else None
+        if folder is not None and os.path.isdir(folder):
             cache = RenderCache.load(folder)
+        if cache is None or not cache.entries:
+            cache = memory_cache()
     result = render(paper, template=template, include_code=include_code, cache=cache,
                     engine=engine, style=chosen)
     return judge_result(result)

@@ -496,6 +496,7 @@ class LatexRenderer:
         """Copy a markdown image into the resources; returns its path, or None (with a finding)."""
         src = str(t.attrs.get("src", ""))
         name = unquote(src.rsplit("/", 1)[-1])
+        self.ctx.read_files = True  # the file or attachment may appear or change: not cached
         if src.startswith("attachment:"):
             name = src[len("attachment:"):]
             bundle = self.ctx.attachments.get(name)
