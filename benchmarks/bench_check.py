@@ -64,12 +64,10 @@ _EDITS = [0]
 
 
 def _cold(fn: Callable[[], object]) -> object:
-    """``fn()`` with this process's render cache and parsed code cells emptied first."""
-    from mechnb.checker import codeflow
-    from mechnb.exporter import context
+    """``fn()`` with this process's render cache and per-cell memos emptied first."""
+    from mechnb.memo import clear_all
 
-    context._MEMORY.clear()
-    codeflow._SCANNED.clear()
+    clear_all()
     return fn()
 
 

@@ -30,7 +30,8 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from ..findings import Finding, Severity
-from .document import REF_PATTERN, Document, finding
+from ..memo import SourceMemo
+from .document import REF_PATTERN, Document, finding, scan_cell
 from .prose import CITE, HEADING, LABEL, PANDOC_CITE, URL, blank_all, wording_pattern
 
 if TYPE_CHECKING:
@@ -106,12 +107,17 @@ class Sentence:
     refs: tuple[str, ...]
 
 
-def sentences(doc: Document, cell: Cell) -> list[Sentence]:
+def sentences(doc: Document, cell: Cell) -> tuple[Sentence, ...]:
     """The sentences of an exported markdown cell, with citations, labels, URLs, headings and
     code blanked (same length: offsets hold) and the labels each sentence references."""
     scan = doc.scans.get(cell.index)
     if scan is None or len(scan.source) > CELL_LIMIT:
-        return []
+        return ()
+    return _SENTENCES(scan.source)
+
+
+def _split(source: str) -> tuple[Sentence, ...]:
+    scan = scan_cell(source)
     chars = list(scan.source)
     for span in scan.spans:
         if span.kind not in ("prose", "math"):
@@ -137,7 +143,12 @@ def sentences(doc: Document, cell: Cell) -> list[Sentence]:
             names = tuple(n for at, group in refs if start <= at < end for n in group)
             out.append(Sentence(start, piece, names))
         start = end
-    return out
+    return tuple(out)
+
+
+_SENTENCES = SourceMemo(_split)
+"""A cell's sentences by its text: several rules read them, and a long-lived process keeps
+them for the cells that did not change."""
 
 
 def _claim_at(pattern: re.Pattern[str] | None, hedge: re.Pattern[str] | None,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 from ..lazyre import lazy
+from ..memo import SourceMemo
 
 if TYPE_CHECKING:
     from .document import Document
@@ -331,27 +332,24 @@ def _scan(cell: CodeCell) -> None:
     cell.free_in_functions = frozenset(in_functions)
 
 
-_SCANNED: dict[str, CodeCell | None] = {}
-"""Source → its parsed and scanned cell (at index 0), for this process: a long-lived process
-(the Jupyter server's checks) parses only the cells that changed since its last check. Nothing
-mutates a syntax tree once parsed."""
-SCANNED_ENTRIES = 20_000
-"""Sources kept before the memo starts over."""
+def _parse_and_scan(source: str) -> CodeCell | None:
+    parsed = parse_code(source) if source.strip() else None
+    if parsed is None:
+        return None
+    cell = CodeCell(0, source, parsed[0], masked=None if parsed[1] == source else parsed[1])
+    _scan(cell)
+    return cell
+
+
+_SCANNED = SourceMemo(_parse_and_scan)
+"""Source → its parsed and scanned cell (at index 0): a long-lived process (the Jupyter
+server's checks) parses only the cells that changed since its last check. Nothing mutates a
+syntax tree once parsed."""
 
 
 def _scanned(index: int, source: str) -> CodeCell | None:
     """``source`` parsed and scanned as cell ``index``, or ``None`` (not parsable Python)."""
-    if source not in _SCANNED:
-        parsed = parse_code(source) if source.strip() else None
-        cell = None
-        if parsed is not None:
-            cell = CodeCell(0, source, parsed[0],
-                            masked=None if parsed[1] == source else parsed[1])
-            _scan(cell)
-        if len(_SCANNED) >= SCANNED_ENTRIES:
-            _SCANNED.clear()
-        _SCANNED[source] = cell
-    done = _SCANNED[source]
+    done = _SCANNED(source)
     if done is None:
         return None
     return CodeCell(index, source, done.tree, done.defines, done.free, done.free_in_functions,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..findings import Finding, Severity
 from ..lazyre import lazy
+from ..memo import SourceMemo
 from ..notebook import Cell, Paper
 from ..roles import get_role, with_obligation
 from ..tex.comments import mask_comments
@@ -36,6 +37,8 @@ REF_PATTERN = _REF
 _LABEL = lazy(r"\\label\{([^{}]*)\}")
 _TAG_START = lazy(r"<[A-Za-z!/?]")
 HTML_PARSE_LIMIT = 50_000
+scan_cell = SourceMemo(scan_markdown)
+"""A markdown cell's scan by its text (``ScannedText`` is never changed once made)."""
 """Cells longer than this are not parsed to find dropped HTML (check stays fast)."""
 _NEWLINE = lazy(r"\n")
 _CITE = lazy(r"\\(" + "|".join(CITE_COMMANDS) + r")\*?(?:\[[^\[\]]*\]){0,2}\{([^{}]*)\}")
@@ -102,7 +105,7 @@ class Document:
     @cached_property
     def scans(self) -> dict[int, ScannedText]:
         """Scanned text of every exported markdown cell."""
-        return {c.index: scan_markdown(c.source) for c in self.cells
+        return {c.index: scan_cell(c.source) for c in self.cells
                 if c.is_markdown and self.exported(c) and c.source}
 
     @cached_property

@@ -22,6 +22,7 @@ from typing import Any
 from .._version import __version__
 from ..files import is_sealed, seal
 from ..findings import Finding
+from ..memo import also_clear
 from ..tex.escape import escape_latex
 from .codes import export_finding
 
@@ -105,6 +106,7 @@ class RenderCache:
 MEMORY_ENTRIES = 50_000
 """Entries the process's own render cache holds before it forgets the unused ones."""
 _MEMORY: list[RenderCache] = []
+also_clear(_MEMORY.clear)
 
 
 def memory_cache() -> RenderCache:

@@ -11,6 +11,7 @@ import pytest
 
 from mechnb.checker import check, codeflow
 from mechnb.exporter import context
+from mechnb.memo import clear_all
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "tests" / "fixtures" / "exporter" / "notebooks" / "all_roles_en.ipynb"
@@ -23,7 +24,7 @@ def _findings(path: Path) -> list[str]:
 def _cold(path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     with monkeypatch.context() as m:
         m.setenv("MECHNB_NO_CACHE", "1")
-        m.setattr(codeflow, "_SCANNED", {})
+        clear_all()
         return _findings(path)
 
 
