@@ -451,3 +451,43 @@ Every damped sum with a random ratio below one settles almost surely.
 We leave this open; simulations agree with it.
 """)
     assert codes_at(found, "MECH004") == [line_of(tmp_path, r"\begin{theorem}")]
+
+
+# ---- MECH001: a lens is owed by papers about a mechanism, not by papers that use a Transformer --
+
+def _kv_paper(abstract: str) -> str:
+    return r"""\documentclass{article}
+\begin{document}
+\title{Shared caches}
+\begin{abstract}
+""" + abstract + r"""
+\end{abstract}
+\section{Introduction}
+Large language models decode one token at a time through the attention mechanism, and each of
+their $H$ attention heads keeps a cache of keys and values that grows with the context.
+However, this cache is the memory bottleneck of long generations.
+We share one cache between neighbouring layers and keep the accuracy.
+\section{Experiments}
+Sharing halves the memory on every benchmark we tried.
+\section{Conclusion}
+The main limitation is that very deep models lose accuracy when more than two layers share.
+\end{document}
+"""
+
+
+def test_architecture_words_in_the_introduction_do_not_make_a_mechanism_paper(
+        tmp_path: Path) -> None:
+    uses = tmp_path / "uses"
+    uses.mkdir()
+    (uses / "main.tex").write_text(_kv_paper(
+        "We halve the memory of decoding with large language models by sharing key-value caches "
+        "between layers, at equal accuracy."), encoding="utf-8")
+    found = check_latex(uses / "main.tex")
+    assert not [f for f in found if f.code == "MECH001" and "lens" in f.message]
+    about = tmp_path / "about"
+    about.mkdir()
+    (about / "main.tex").write_text(_kv_paper(
+        "We ask by which mechanism attention heads of large language models come to share "
+        "their key-value caches during training."), encoding="utf-8")
+    found = check_latex(about / "main.tex")
+    assert [f for f in found if f.code == "MECH001" and "lens" in f.message]
