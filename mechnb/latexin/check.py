@@ -195,9 +195,12 @@ _EVALUATION_HEADING = re.compile(
 _LIMITATION_CUE = re.compile(
     r"(?im)\b(?:our|this|the main|main|key|important|one|remaining|current|known)\s+"
     r"(?:[\w-]+\s+){0,2}limitations?\b(?! of (?:existing|prior|previous|other|these|those|such))"
+    r"|\blimitations? of (?:our (?:[\w-]+ )?|this |the (?:present|current) )"
+    r"(?:study|work|paper|thesis|report|approach|method|analysis|experiments?|results?)\b"
     r"|^#+[^\n]*\blimitations?\b|\bwe do not (?:address|cover|study|consider)\b|局限|不足之处")
 """A sentence that names a limit of the paper itself ("the main limitation is", "one important
-limitation", a Limitations heading), not the limitations of the methods it improves on."""
+limitation", "the limitations of our study", a Limitations heading), not the limitations of the
+methods it improves on."""
 
 
 def role_missing_in_text(message: str, paper: Paper) -> bool:

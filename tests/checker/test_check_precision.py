@@ -491,3 +491,25 @@ def test_architecture_words_in_the_introduction_do_not_make_a_mechanism_paper(
         "their key-value caches during training."), encoding="utf-8")
     found = check_latex(about / "main.tex")
     assert [f for f in found if f.code == "MECH001" and "lens" in f.message]
+
+
+# ---- MECH001: "the limitations of our study" names a limitation of the paper itself -------------
+
+def test_the_limitations_of_our_study_are_limitations(tmp_path: Path) -> None:
+    def limitations(body: str) -> list[Finding]:
+        return [f for f in paper(tmp_path, body) if f.code == "MECH001" and
+                "limitations" in f.message]
+
+    assert limitations(r"""
+\section{Results}
+Every simulated damped sum settled within the predicted number of steps.
+\section{Future work}
+We should acknowledge the limitations of our study: only ratios between zero and one were
+simulated, and the sequences were short.
+""") == []
+    # the limitations of the methods the paper improves on are not its own
+    assert limitations(r"""
+\section{Results}
+Every simulated damped sum settled within the predicted number of steps, despite the
+limitations of existing solvers on long sequences.
+""")
