@@ -187,7 +187,9 @@ _GAP_CUE = re.compile(
     r"(?i)\bhowever\b|\bremains?\b[^.]{0,40}\b(?:unclear|unknown|open|elusive|poorly|limited|"
     r"unexplored|challenging)|\bunclear\b|little is known|"
     r"not (?:yet |well |fully )?(?:understood|known)|\black(?:s|ing)?\b|\bunknown\b|"
-    r"open (?:question|problem)|\bunexplored\b|"
+    r"open (?:question|problem)|\bunexplored\b|\blittle[- ]known\b|\boverlooked\b|"
+    r"\bunder-?(?:explored|exploited|studied|appreciated|investigated)\b|"
+    r"\b(?:less|poorly) understood\b|"
     r"\bfail(?:s|ed)? to\b|\bbottleneck\b|然而|但是|尚不清楚|仍不清楚|缺乏|尚未|不足|局限")
 _EVALUATION_HEADING = re.compile(
     r"(?im)^#+[^\n]*\b(?:experiments?|experimental|evaluations?|results|benchmarks?|empirical|"

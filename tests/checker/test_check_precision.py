@@ -513,3 +513,28 @@ simulated, and the sequences were short.
 Every simulated damped sum settled within the predicted number of steps, despite the
 limitations of existing solvers on long sequences.
 """)
+
+
+# ---- MECH001: an under-exploited or little-known connection is a gap ---------------------------
+
+def test_an_underexploited_connection_is_a_gap(tmp_path: Path) -> None:
+    def gap(abstract: str) -> list[Finding]:
+        (tmp_path / "main.tex").write_text(r"""\documentclass{article}
+\begin{document}
+\title{Two updates}
+\begin{abstract}
+""" + abstract + r"""
+\end{abstract}
+\section{Introduction}
+The filter update and the sampler update are used in two communities.
+We write both as one affine map and compare their costs.
+\section{Conclusion}
+The main limitation is that both updates assume Gaussian noise.
+\end{document}
+""", encoding="utf-8")
+        return [f for f in check_latex(tmp_path / "main.tex")
+                if f.code == "MECH001" and "gap" in f.message]
+
+    assert gap("The two updates are the same map, a simple but under-exploited equivalence.") == []
+    assert gap("The two updates share a little-known connection, which we spell out.") == []
+    assert gap("The two updates are the same map, and we spell out the equivalence.")
