@@ -227,10 +227,26 @@ def role_missing_in_text(message: str, paper: Paper) -> bool:
     if "`lens`" in message:
         return mechanism_paper(paper)
     if "no validation" in message:  # MECH002: an evaluation section with figures or tables
-        return not (any(_EVALUATION_HEADING.search(c.source) for c in paper.cells
-                        if c.is_markdown) and
-                    any(c.role in ("figure", "experiment") for c in paper.cells))
+        return not _evaluates(paper)
     return True
+
+
+_LOOSE_EVIDENCE = re.compile(r"\\includegraphics\b|\\begin\{(?:tabular[x*]?|longtable)\}")
+"""A picture or a table set in the text, outside a figure or table float."""
+
+
+def _evaluates(paper: Paper) -> bool:
+    """An experiments / results / evaluation section, and a figure or table in the paper or, set
+    loose in the text (a ``tabular`` or ``\\includegraphics`` in a ``center``), in that
+    section or after it."""
+    headings = [c.index for c in paper.cells
+                if c.is_markdown and _EVALUATION_HEADING.search(c.source)]
+    if not headings:
+        return False
+    if any(c.role in ("figure", "experiment") for c in paper.cells):
+        return True
+    return any(not c.is_markdown and c.index > headings[0] and _LOOSE_EVIDENCE.search(c.source)
+               for c in paper.cells)
 
 
 def input_findings(latex: LatexPaper) -> list[Finding]:

@@ -538,3 +538,27 @@ The main limitation is that both updates assume Gaussian noise.
     assert gap("The two updates are the same map, a simple but under-exploited equivalence.") == []
     assert gap("The two updates share a little-known connection, which we spell out.") == []
     assert gap("The two updates are the same map, and we spell out the equivalence.")
+
+
+# ---- MECH002: a table set in the text of an experiments section is evidence -------------------
+
+def test_a_table_outside_a_float_in_the_experiments_validates(tmp_path: Path) -> None:
+    table = r"""
+\begin{center}
+  \begin{tabular}{c|c}
+    ratio & steps to settle \\ \hline
+    0.5 & 7 \\
+    0.9 & 44
+  \end{tabular}
+\end{center}
+"""
+    experiments = r"""
+\section{Experiments}
+We simulated damped sums with two ratios and counted the steps until they settled.
+"""
+    found = paper(tmp_path, experiments + table)
+    assert codes_at(found, "MECH002") == []
+    # the same numbers in prose only, or a table with no experiments section: no validation
+    assert codes_at(paper(tmp_path, experiments + "Both settled.\n"), "MECH002")
+    assert codes_at(paper(tmp_path, "\\section{Setting}\nWe fix two ratios.\n" + table),
+                    "MECH002")
