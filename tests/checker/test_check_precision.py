@@ -562,3 +562,20 @@ We simulated damped sums with two ratios and counted the steps until they settle
     assert codes_at(paper(tmp_path, experiments + "Both settled.\n"), "MECH002")
     assert codes_at(paper(tmp_path, "\\section{Setting}\nWe fix two ratios.\n" + table),
                     "MECH002")
+
+
+# ---- MECH015: the jmlr / PMLR float body \floatconts{label}{caption}{contents} defines a label --
+
+def test_floatconts_defines_the_label_of_its_figure(tmp_path: Path) -> None:
+    found = paper(tmp_path, r"""
+\section{Experiments}
+Figure~\ref{fig:steps} counts the steps each damped sum needs to settle, and
+Figure~\ref{fig:step} is a misspelt reference.
+\begin{figure}[t]
+  \floatconts{fig:steps}%
+    {\caption{Steps to settle against the ratio.}}%
+    {\includegraphics[width=\linewidth]{steps.pdf}}
+\end{figure}
+""")
+    assert [f.message.split("}")[0] for f in found if f.code == "MECH015"] == ["\\ref{fig:step"]
+    assert codes_at(found, "MECH020") == []
