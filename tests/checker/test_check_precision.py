@@ -579,3 +579,24 @@ Figure~\ref{fig:step} is a misspelt reference.
 """)
     assert [f.message.split("}")[0] for f in found if f.code == "MECH015"] == ["\\ref{fig:step"]
     assert codes_at(found, "MECH020") == []
+
+
+# ---- MECH020: an unlabelled float that the paragraph before it introduces is pointed to --------
+
+def test_a_float_introduced_by_the_paragraph_before_it_is_referenced(tmp_path: Path) -> None:
+    def table(caption: str) -> str:
+        return ("\\begin{table}[h]\n\\caption{" + caption + "}\n\\begin{tabular}{cc}\n"
+                "0.5 & 7 \\\\\n0.9 & 44\n\\end{tabular}\n\\end{table}\n")
+
+    found = paper(tmp_path, r"""
+\section{Setting}
+We sweep the ratio and count the steps to settle, as follows:
+""" + table("Steps against the ratio.") + r"""
+Below is the list of sequence lengths we simulate.
+""" + table("Sequence lengths.") + r"""
+The error of the predicted step count stays below one step.
+""" + table("Errors of the prediction.") + r"""
+Both runs use the same seed.
+""" + table("Runs."))
+    assert codes_at(found, "MECH020") == [line_of(tmp_path, "Errors of the prediction") - 1,
+                                          line_of(tmp_path, "{Runs.}") - 1]
