@@ -41,7 +41,7 @@ from pylatexenc.latexwalker import (
 from ..notebook import CJK_RE
 from ..tex.comments import comment_spans, literal_spans, mask_comments
 from ..tex.escape import is_safe_name
-from .convert import LISTS, MATH_ENVIRONMENTS, Converter, Markdown, Unconvertible
+from .convert import ACRONYM_FORMS, LISTS, MATH_ENVIRONMENTS, Converter, Markdown, Unconvertible
 from .preamble import (
     NOT_THEOREMS,
     Declarations,
@@ -212,6 +212,7 @@ def _context_db(theorems: frozenset[str] = frozenset()) -> Any:
            macrospec.MacroSpec("footnote", "[{"), macrospec.MacroSpec("item", "["),
            # the jmlr / PMLR classes' float body: \floatconts{label}{caption}{contents}
            macrospec.MacroSpec("floatconts", "{{{"),
+           *(macrospec.MacroSpec(name, "*[{") for name in ACRONYM_FORMS),
            macrospec.MacroSpec("captionof", "*{[{"), macrospec.MacroSpec("vspace", "*{"),
            macrospec.MacroSpec("hspace", "*{"), macrospec.MacroSpec("icmlauthor", "{{"),
            # a venue's front matter in \twocolumn[…] (ICML): one node, dropped

@@ -600,3 +600,35 @@ Both runs use the same seed.
 """ + table("Runs."))
     assert codes_at(found, "MECH020") == [line_of(tmp_path, "Errors of the prediction") - 1,
                                           line_of(tmp_path, "{Runs.}") - 1]
+
+
+# ---- MECH001 / MECH062: prose written with acronym commands is read as TeX prints it ------------
+
+def test_acronym_commands_are_read_as_the_text_they_print(tmp_path: Path) -> None:
+    (tmp_path / "main.tex").write_text(r"""\documentclass{article}
+\usepackage{acronym}
+\newacro{ds}[DS]{damped sum}
+\newacronym{sp}{SP}{signal processing}
+\DeclareAcronym{gr}{short = GR, long = geometric rate}
+\begin{document}
+\title{Settling}
+\begin{abstract}
+\Acp{ds} are common in \ac{sp}. We show that they settle at a \acl{gr}.
+\end{abstract}
+\section{Introduction}
+\Acp{ds} appear in every \ac{sp} textbook, and engineers rely on them to smooth noisy signals.
+However, when a \ac{ds} settles is not known beyond special cases, and \acp{ds} with varying
+ratios lack any guarantee.
+We prove that every \ac{ds} settles at a \acf{gr}.
+\section{Conclusion}
+The main limitation is that the ratios must stay below one.
+\end{document}
+""", encoding="utf-8")
+    found = check_latex(tmp_path / "main.tex")
+    assert not [f for f in found if f.code == "MECH001" and "gap" in f.message]
+    assert not [f for f in found if f.code == "MECH062" and "context" in f.message]
+    # an import keeps the commands as written
+    from mechnb.latexin.reader import read_latex
+
+    imported = read_latex(tmp_path / "main.tex")
+    assert any("\\ac{ds}" in b.source for b in imported.blocks if b.kind == "raw")
