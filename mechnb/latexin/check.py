@@ -41,8 +41,9 @@ class Applicability:
 LATEX_RULES: dict[str, Applicability] = {
     "MECH001": Applicability(W, "gap, lens and limitations are read from the introduction's "
                                 "moves and the section titles; reported only when no sentence "
-                                "of the text states them either (a lens: papers about a "
-                                "mechanism in Transformers / LLMs only)"),
+                                "of the text states them either (a lens: papers whose title, "
+                                "keywords or abstract frame them as a study of a mechanism in "
+                                "Transformers / LLMs only)"),
     "MECH002": Applicability(W, "a proof, a figure/table that references the statement, or an "
                                 "experiments / results / evaluation section with figures or "
                                 "tables"),
@@ -64,7 +65,9 @@ LATEX_RULES: dict[str, Applicability] = {
     "MECH017": Applicability(E, "same"),
     "MECH018": Applicability(NA, "validates metadata: notebook only"),
     "MECH019": Applicability(NA, "validates metadata: notebook only"),
-    "MECH020": Applicability(W, "same"),
+    "MECH020": Applicability(W, "same; an unlabelled float right after a paragraph that "
+                                "introduces it (\"…, as follows:\", \"Below is …\") is pointed "
+                                "to by its place"),
     "MECH021": Applicability(NA, "TeX itself reports unbalanced source"),
     "MECH022": Applicability(NA, "the TeX gate guards notebooks; `mechnb import` reports it"),
     "MECH023": Applicability(W, "same"),
