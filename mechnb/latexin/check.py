@@ -70,7 +70,9 @@ LATEX_RULES: dict[str, Applicability] = {
                                 "to by its place"),
     "MECH021": Applicability(NA, "TeX itself reports unbalanced source"),
     "MECH022": Applicability(NA, "the TeX gate guards notebooks; `mechnb import` reports it"),
-    "MECH023": Applicability(W, "same"),
+    "MECH023": Applicability(W, "same; \"Experiment 2\" only when the paper numbers its "
+                                "experiments (an experiment environment or counter): otherwise "
+                                "it is the experiment's name"),
     "MECH024": Applicability(W, "same"),
     "MECH025": Applicability(NA, "template slots: notebook only"),
     "MECH026": Applicability(NA, "the boxed question is a notebook template"),
@@ -177,8 +179,10 @@ def check_latex(path: str | Path) -> list[Finding]:
     nb_path = latex.source.main
     paper = paper_from_dict(imported.notebook, nb_path)
     config = latex_config(load_config(paper))
+    numbered = numbers_experiments(latex)
     findings = [remap(f, imported) for f in check(paper, config=config, rules=latex_rules())
-                if f.code not in ("MECH001", "MECH002") or role_missing_in_text(f.message, paper)]
+                if (f.code not in ("MECH001", "MECH002") or role_missing_in_text(f.message, paper))
+                and (f.code != "MECH023" or numbered or not _EXPERIMENT_NAME.match(f.message))]
     findings += input_findings(latex)
     lines: dict[str, list[str]] = {}
     findings = [f for f in findings if not _ignored_on_line(f, latex, lines)]
@@ -206,6 +210,24 @@ _LIMITATION_CUE = re.compile(
 """A sentence that names a limit of the paper itself ("the main limitation is", "one important
 limitation", "the limitations of our study", a Limitations heading), not the limitations of the
 methods it improves on."""
+
+
+_EXPERIMENT_NAME = re.compile(r"'Experiments? ")
+_EXPERIMENT_COUNTER = re.compile(r"\\newcounter\s*\{\s*experiments?\s*\}")
+
+
+def numbers_experiments(latex: LatexPaper) -> bool:
+    """Does the paper number its experiments itself (a theorem-like environment printed
+    "Experiment", or an ``experiment`` counter)? Only then is a hand-typed "Experiment 2" a
+    number that reordering breaks (MECH023); otherwise it is the experiment's name, as its own
+    heading ("Experiment 2: …") or a run's number in a table gives it."""
+    decl = latex.declarations
+    if any(re.fullmatch(r"(?i)experiments?", printed.strip())
+           for printed in decl.theorem_names.values()):
+        return True
+    if any(re.fullmatch(r"(?i)experiments?", name) for name in decl.theorems):
+        return True
+    return bool(_EXPERIMENT_COUNTER.search(latex.source.text))
 
 
 def role_missing_in_text(message: str, paper: Paper) -> bool:

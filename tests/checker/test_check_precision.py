@@ -632,3 +632,26 @@ The main limitation is that the ratios must stay below one.
 
     imported = read_latex(tmp_path / "main.tex")
     assert any("\\ac{ds}" in b.source for b in imported.blocks if b.kind == "raw")
+
+
+# ---- MECH023: "Experiment 2" is a name unless the paper numbers its experiments ----------------
+
+def test_an_experiment_named_by_its_number_is_not_a_hard_coded_reference(tmp_path: Path) -> None:
+    body = r"""
+\section{Experiments}
+\subsection{Experiment 1: short sums}
+Sums of ten terms settle within the predicted steps.
+\subsection{Experiment 2: long sums}
+As in Experiment 1, but with a thousand terms; run 7 of Experiment 2 settled last, and
+Figure 3 shows every run.
+"""
+    found = [f.message.split("'")[1] for f in paper(tmp_path, body) if f.code == "MECH023"]
+    assert found == ["Figure 3"]
+    numbered = "\\newtheorem{experiment}{Experiment}\n" + body + r"""
+\begin{experiment}
+Sums of a million terms settle too.
+\end{experiment}
+"""
+    found = [f.message.split("'")[1] for f in paper(tmp_path, numbered) if f.code == "MECH023"]
+    # the headings' numbers too: the environment numbers the experiments
+    assert set(found) == {"Experiment 1", "Experiment 2", "Figure 3"}
