@@ -362,7 +362,9 @@ def latex_message(message: str, imported: Imported) -> str:
             source = imported.notebook["cells"][n]["source"]
             at = origin.source_offset(_cell_offset(source, int(m.group(2)), 1))
         file, line, _col = latex.source.locate(at)
-        return f"({file.name}:{line})" if m.group(0).startswith("(") else f"{file.name}:{line}"
+        text = m.group(0)  # "(cell 3)", "(cell 3, `role`)" (its parenthesis goes on) or "cell 3"
+        return ("(" if text.startswith("(") else "") + f"{file.name}:{line}" + \
+            (")" if text.endswith(")") else "")
 
     message = _CELL_AT.sub(place, message)
     for pattern, repl in (*_NOTEBOOK_WORDS, *_MAGIC_HINTS):
