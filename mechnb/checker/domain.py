@@ -32,21 +32,30 @@ def domain_term(paper: Paper) -> str | None:
 
 def mechanism_paper(paper: Paper) -> bool:
     """True for a paper about a mechanism in Transformers / LLMs (the genre mechnb writes, whose
-    lens a reader expects): a Transformer / LLM term and a mechanism word (mechanism, circuit,
-    interpretability, attention head, how … forms, training dynamics, 机制…) in its own
-    framing."""
-    return domain_term(paper) is not None and any(_MECHANISM.search(t) for t in _framing(paper))
+    lens a reader expects): a Transformer / LLM term in its own framing and a mechanism word
+    (mechanism, circuit, interpretability, attention head, how … forms, training dynamics, 机制…)
+    where a paper says what it is about: its title, keywords or abstract. The opening of the
+    introduction counts for the mechanism word only when the paper has no abstract: it sets the
+    scene, and the scene of a paper that merely uses a Transformer names its parts (“the attention
+    mechanism”, “$H$ attention heads”, “the model's internal representations”)."""
+    if domain_term(paper) is None:
+        return False
+    pieces = _framing(paper, opening=False)
+    if not pieces[-1].strip():  # no abstract: the introduction's opening frames the paper
+        pieces = _framing(paper)
+    return any(_MECHANISM.search(t) for t in pieces)
 
 
-def _framing(paper: Paper) -> list[str]:
-    """Title, keywords, abstract and the opening of the introduction."""
+def _framing(paper: Paper, opening: bool = True) -> list[str]:
+    """Title, keywords, abstract (empty when the paper has none) and, with ``opening``, the
+    opening of the introduction."""
     from ..moves.paper import abstract_cell, introduction_cells
 
     meta = paper.meta
-    pieces = [meta.title or "", " ".join(meta.keywords)]
     abstract = abstract_cell(paper)
-    if abstract is not None:
-        pieces.append(abstract.source)
-    intro = "\n".join(c.source for c in introduction_cells(paper))
-    pieces.append(intro[:OPENING_CHARS])
+    pieces = [meta.title or "", " ".join(meta.keywords),
+              abstract.source if abstract is not None else ""]
+    if opening:
+        intro = "\n".join(c.source for c in introduction_cells(paper))
+        pieces.append(intro[:OPENING_CHARS])
     return pieces

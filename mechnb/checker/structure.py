@@ -12,6 +12,7 @@ from ..roles import get_role
 from .document import REF_PATTERN, STATEMENT_BOUNDARY, WORD, Document, KeyEquation, obligation_roles
 
 if TYPE_CHECKING:
+    from ..notebook import Cell
     from .rule import Rule
 
 MECHANISM_PAPER_TYPES = ("dynamics", "failure")
@@ -319,10 +320,35 @@ def check_validates_something(doc: Document, rule: Rule) -> Iterator[Finding]:
                                   "or claim it supports", c.index)
 
 
+_INTRODUCES_WHAT_FOLLOWS = lazy(
+    r"(?i):\s*$|\bbelow (?:is|are|follows?|we (?:show|list|give|report))\b|"
+    r"\b(?:is|are|shown|given|listed|reported|summari[sz]ed|illustrated) below\b|"
+    r"\bas follows\b|\bthe following (?:table|figure|plot|results?|numbers|list)\b")
+"""The last sentence of a paragraph that introduces what comes right after it ("…, given
+below.", "Below follows …", "Below is the list of …", "…, as follows", "…:"); "below" as a
+comparison ("stays below 5 %") is not one."""
+
+
+def _introduced_by_the_text_before(doc: Document, c: Cell) -> bool:
+    """A LaTeX float (a raw figure or table) right after a paragraph that introduces it: the
+    text points to it by its place, which is a reference a reader follows."""
+    if c.cell_type != "raw" or c.index == 0:
+        return False
+    before = doc.cells[c.index - 1]
+    text = before.source.strip()
+    if not before.is_markdown or not text or _HEADING.fullmatch(text.split("\n")[-1]):
+        return False
+    last = re.split(r"(?<=[.!?])\s+", text)[-1]
+    return bool(_INTRODUCES_WHAT_FOLLOWS.search(last))
+
+
 def check_figure_referenced(doc: Document, rule: Rule) -> Iterator[Finding]:
-    """Every figure is referenced from the text."""
+    """Every figure is referenced from the text (an unlabelled LaTeX float also by the paragraph
+    right before it saying that it follows)."""
     for c in doc.cells:
         if c.role not in ("figure", "experiment") or not doc.has_figure(c):
+            continue
+        if c.label is None and _introduced_by_the_text_before(doc, c):
             continue
         if c.label is None:
             yield _one(doc, rule, "this figure has no label, so the text cannot refer to it; "

@@ -41,8 +41,9 @@ class Applicability:
 LATEX_RULES: dict[str, Applicability] = {
     "MECH001": Applicability(W, "gap, lens and limitations are read from the introduction's "
                                 "moves and the section titles; reported only when no sentence "
-                                "of the text states them either (a lens: papers about a "
-                                "mechanism in Transformers / LLMs only)"),
+                                "of the text states them either (a lens: papers whose title, "
+                                "keywords or abstract frame them as a study of a mechanism in "
+                                "Transformers / LLMs only)"),
     "MECH002": Applicability(W, "a proof, a figure/table that references the statement, or an "
                                 "experiments / results / evaluation section with figures or "
                                 "tables"),
@@ -64,10 +65,14 @@ LATEX_RULES: dict[str, Applicability] = {
     "MECH017": Applicability(E, "same"),
     "MECH018": Applicability(NA, "validates metadata: notebook only"),
     "MECH019": Applicability(NA, "validates metadata: notebook only"),
-    "MECH020": Applicability(W, "same"),
+    "MECH020": Applicability(W, "same; an unlabelled float right after a paragraph that "
+                                "introduces it (\"…, as follows:\", \"Below is …\") is pointed "
+                                "to by its place"),
     "MECH021": Applicability(NA, "TeX itself reports unbalanced source"),
     "MECH022": Applicability(NA, "the TeX gate guards notebooks; `mechnb import` reports it"),
-    "MECH023": Applicability(W, "same"),
+    "MECH023": Applicability(W, "same; \"Experiment 2\" only when the paper numbers its "
+                                "experiments (an experiment environment or counter): otherwise "
+                                "it is the experiment's name"),
     "MECH024": Applicability(W, "same"),
     "MECH025": Applicability(NA, "template slots: notebook only"),
     "MECH026": Applicability(NA, "the boxed question is a notebook template"),
@@ -174,8 +179,10 @@ def check_latex(path: str | Path) -> list[Finding]:
     nb_path = latex.source.main
     paper = paper_from_dict(imported.notebook, nb_path)
     config = latex_config(load_config(paper))
+    numbered = numbers_experiments(latex)
     findings = [remap(f, imported) for f in check(paper, config=config, rules=latex_rules())
-                if f.code not in ("MECH001", "MECH002") or role_missing_in_text(f.message, paper)]
+                if (f.code not in ("MECH001", "MECH002") or role_missing_in_text(f.message, paper))
+                and (f.code != "MECH023" or numbered or not _EXPERIMENT_NAME.match(f.message))]
     findings += input_findings(latex)
     lines: dict[str, list[str]] = {}
     findings = [f for f in findings if not _ignored_on_line(f, latex, lines)]
@@ -187,7 +194,9 @@ _GAP_CUE = re.compile(
     r"(?i)\bhowever\b|\bremains?\b[^.]{0,40}\b(?:unclear|unknown|open|elusive|poorly|limited|"
     r"unexplored|challenging)|\bunclear\b|little is known|"
     r"not (?:yet |well |fully )?(?:understood|known)|\black(?:s|ing)?\b|\bunknown\b|"
-    r"open (?:question|problem)|\bunexplored\b|"
+    r"open (?:question|problem)|\bunexplored\b|\blittle[- ]known\b|\boverlooked\b|"
+    r"\bunder-?(?:explored|exploited|studied|appreciated|investigated)\b|"
+    r"\b(?:less|poorly) understood\b|"
     r"\bfail(?:s|ed)? to\b|\bbottleneck\b|然而|但是|尚不清楚|仍不清楚|缺乏|尚未|不足|局限")
 _EVALUATION_HEADING = re.compile(
     r"(?im)^#+[^\n]*\b(?:experiments?|experimental|evaluations?|results|benchmarks?|empirical|"
@@ -195,9 +204,30 @@ _EVALUATION_HEADING = re.compile(
 _LIMITATION_CUE = re.compile(
     r"(?im)\b(?:our|this|the main|main|key|important|one|remaining|current|known)\s+"
     r"(?:[\w-]+\s+){0,2}limitations?\b(?! of (?:existing|prior|previous|other|these|those|such))"
+    r"|\blimitations? of (?:our (?:[\w-]+ )?|this |the (?:present|current) )"
+    r"(?:study|work|paper|thesis|report|approach|method|analysis|experiments?|results?)\b"
     r"|^#+[^\n]*\blimitations?\b|\bwe do not (?:address|cover|study|consider)\b|局限|不足之处")
 """A sentence that names a limit of the paper itself ("the main limitation is", "one important
-limitation", a Limitations heading), not the limitations of the methods it improves on."""
+limitation", "the limitations of our study", a Limitations heading), not the limitations of the
+methods it improves on."""
+
+
+_EXPERIMENT_NAME = re.compile(r"'Experiments? ")
+_EXPERIMENT_COUNTER = re.compile(r"\\newcounter\s*\{\s*experiments?\s*\}")
+
+
+def numbers_experiments(latex: LatexPaper) -> bool:
+    """Does the paper number its experiments itself (a theorem-like environment printed
+    "Experiment", or an ``experiment`` counter)? Only then is a hand-typed "Experiment 2" a
+    number that reordering breaks (MECH023); otherwise it is the experiment's name, as its own
+    heading ("Experiment 2: …") or a run's number in a table gives it."""
+    decl = latex.declarations
+    if any(re.fullmatch(r"(?i)experiments?", printed.strip())
+           for printed in decl.theorem_names.values()):
+        return True
+    if any(re.fullmatch(r"(?i)experiments?", name) for name in decl.theorems):
+        return True
+    return bool(_EXPERIMENT_COUNTER.search(latex.source.text))
 
 
 def role_missing_in_text(message: str, paper: Paper) -> bool:
@@ -222,10 +252,26 @@ def role_missing_in_text(message: str, paper: Paper) -> bool:
     if "`lens`" in message:
         return mechanism_paper(paper)
     if "no validation" in message:  # MECH002: an evaluation section with figures or tables
-        return not (any(_EVALUATION_HEADING.search(c.source) for c in paper.cells
-                        if c.is_markdown) and
-                    any(c.role in ("figure", "experiment") for c in paper.cells))
+        return not _evaluates(paper)
     return True
+
+
+_LOOSE_EVIDENCE = re.compile(r"\\includegraphics\b|\\begin\{(?:tabular[x*]?|longtable)\}")
+"""A picture or a table set in the text, outside a figure or table float."""
+
+
+def _evaluates(paper: Paper) -> bool:
+    """An experiments / results / evaluation section, and a figure or table in the paper or, set
+    loose in the text (a ``tabular`` or ``\\includegraphics`` in a ``center``), in that
+    section or after it."""
+    headings = [c.index for c in paper.cells
+                if c.is_markdown and _EVALUATION_HEADING.search(c.source)]
+    if not headings:
+        return False
+    if any(c.role in ("figure", "experiment") for c in paper.cells):
+        return True
+    return any(not c.is_markdown and c.index > headings[0] and _LOOSE_EVIDENCE.search(c.source)
+               for c in paper.cells)
 
 
 def input_findings(latex: LatexPaper) -> list[Finding]:
@@ -316,7 +362,9 @@ def latex_message(message: str, imported: Imported) -> str:
             source = imported.notebook["cells"][n]["source"]
             at = origin.source_offset(_cell_offset(source, int(m.group(2)), 1))
         file, line, _col = latex.source.locate(at)
-        return f"({file.name}:{line})" if m.group(0).startswith("(") else f"{file.name}:{line}"
+        text = m.group(0)  # "(cell 3)", "(cell 3, `role`)" (its parenthesis goes on) or "cell 3"
+        return ("(" if text.startswith("(") else "") + f"{file.name}:{line}" + \
+            (")" if text.endswith(")") else "")
 
     message = _CELL_AT.sub(place, message)
     for pattern, repl in (*_NOTEBOOK_WORDS, *_MAGIC_HINTS):

@@ -62,6 +62,18 @@ _SYMBOLS = {"ldots": "…", "dots": "…", "textellipsis": "…", "LaTeX": "LaTe
 _SPECIALS = {"~": "\u00a0", "--": "–", "---": "—", "``": "“", "''": "”", "`": "‘",
              "!`": "¡", "?`": "¿", ",,": "„", "<<": "«", ">>": "»"}
 _ACCENTS = frozenset("'`^\"~=.uvHcdbrkt")
+ACRONYM_FORMS: dict[str, tuple[str, bool]] = {
+    **{name: ("short", False) for name in ("ac", "acs", "acsu", "gls", "acrshort", "Ac", "Acs",
+                                           "Gls", "GLS")},
+    **{name: ("short", True) for name in ("acp", "acsp", "glspl", "acrshortpl", "Acp",
+                                          "Glspl")},
+    **{name: ("long", False) for name in ("acl", "aclu", "acrlong", "Acl", "Acrlong")},
+    **{name: ("long", True) for name in ("aclp", "acrlongpl", "Aclp")},
+    **{name: ("full", False) for name in ("acf", "acfi", "acrfull", "Acf", "Acrfull")},
+    **{name: ("full", True) for name in ("acfp", "acrfullpl", "Acfp")}}
+"""The acronym, acro and glossaries packages' commands → (form, plural). A check reads them as
+TeX prints them (the short form for ``\\ac``, whose first use TeX prints in full); an import
+keeps them as written."""
 _NEEDS_ESCAPE = re.compile(r"([*_`<\[\]\\])")
 _LIST_START = re.compile(r"\A(?:[#>+*-]|\d+[.)])(?=\s|\Z)")
 _SPACES = re.compile(r"\s+")
@@ -364,7 +376,29 @@ class Converter:
         if macro is not None and self.depth < MAX_EXPANSION_DEPTH and name not in \
                 self.decl.openers:
             return self.expand(macro, nodes, k, out)
+        if name in ACRONYM_FORMS and not self.keep_hidden:
+            return self.acronym(node, nodes, k, out)
         raise Unconvertible(f"\\{name}")
+
+    def acronym(self, node: LatexMacroNode, nodes: Sequence[LatexNode], k: int,
+                out: Markdown) -> int:
+        """``\\ac{key}`` and its kin as the text TeX prints (the key defined by the paper)."""
+        arg = self._required(node, nodes, k)
+        if arg is None:
+            raise Unconvertible(f"\\{node.macroname} without its argument")
+        key = self.verbatim(arg[0]).strip().strip("{}").strip()
+        entry = self.decl.acronyms.get(key)
+        if entry is None:
+            raise Unconvertible(f"\\{node.macroname}{{{key}}} of an acronym not defined")
+        form, plural = ACRONYM_FORMS[node.macroname]
+        short, long = (" ".join(_TEXT.latex_to_text(x).split()) for x in entry)
+        text = {"short": short, "long": long, "full": f"{long} ({short})"}[form]
+        if plural:
+            text = f"{long}s ({short}s)" if form == "full" else text + "s"
+        if node.macroname[0].isupper():
+            text = text[:1].upper() + text[1:]
+        out.add(text, node.pos)
+        return k + 1 + arg[1]
 
     def _required(self, node: LatexMacroNode, nodes: Sequence[LatexNode], k: int
                   ) -> tuple[LatexNode, int] | None:

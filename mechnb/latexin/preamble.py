@@ -142,6 +142,10 @@ class Declarations:
     delimited parameters…): not imported."""
     openers: dict[str, str] = field(default_factory=dict)
     """Macros that open or close an environment (``\\be`` → ``\\begin{equation}``)."""
+    acronyms: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Acronym key → ``(short, long)`` as written, from the acronym, acro and glossaries
+    packages' definitions (``\\acro{key}[short]{long}``, ``\\newacronym{key}{short}{long}``,
+    ``\\DeclareAcronym{key}{short=…, long=…}``)."""
 
 
 ROLE_WORDS: tuple[tuple[str, str], ...] = (
@@ -207,11 +211,52 @@ def read_declarations(text: str, lookup_classes: bool = True) -> Declarations:
         elif command in ("def", "newcommand", "renewcommand", "DeclareMathOperator",
                          "newenvironment"):
             out.unread.append((m.start(), command))
+    for m in _ACRONYM.finditer(masked):
+        _read_acronym(groups, text, m.group(1), m.end(), out)
     for name, macro in out.macros.items():
         opener = _ENV_OPEN.match(macro.body)
         if opener and macro.args == 0:
             out.openers[name] = macro.body.strip()
     return out
+
+
+_ACRONYM = re.compile(r"\\(acro|acrodef|newacro|newacronym|DeclareAcronym)(?![A-Za-z@])")
+_KEYVAL = re.compile(r"(?:^|,)\s*(short|long)\s*=\s*(\{[^{}]*\}|[^,]*)")
+
+
+def _read_acronym(groups: Groups, text: str, command: str, pos: int, out: Declarations) -> None:
+    """One acronym definition (the acronym, acro or glossaries package) into ``out.acronyms``."""
+    def content(group: tuple[str, int]) -> str:
+        at = group[1] - 1 - len(group[0])
+        return text[at:group[1] - 1].strip()
+
+    if command == "newacronym":
+        _opts, pos = groups.optional(pos)
+    key = groups.group(pos)
+    if key is None:
+        return
+    pos = key[1]
+    if command == "DeclareAcronym":
+        options = groups.group(pos)
+        if options is None:
+            return
+        found = {m.group(1): m.group(2).strip().strip("{}").strip()
+                 for m in _KEYVAL.finditer(content(options))}
+        if "short" in found:
+            out.acronyms[key[0].strip()] = (found["short"], found.get("long", found["short"]))
+        return
+    if command == "newacronym":
+        short = groups.group(pos)
+        if short is None:
+            return
+        pos, short_text = short[1], content(short)
+    else:
+        optional, pos = groups.optional(pos)
+        short_text = text[pos - 1 - len(optional):pos - 1].strip() if optional is not None \
+            else key[0].strip()
+    long = groups.group(pos)
+    if long is not None:
+        out.acronyms[key[0].strip()] = (short_text, content(long))
 
 
 def _read_one(groups: Groups, text: str, command: str, star: str, pos: int, start: int,

@@ -41,7 +41,7 @@ from pylatexenc.latexwalker import (
 from ..notebook import CJK_RE
 from ..tex.comments import comment_spans, literal_spans, mask_comments
 from ..tex.escape import is_safe_name
-from .convert import LISTS, MATH_ENVIRONMENTS, Converter, Markdown, Unconvertible
+from .convert import ACRONYM_FORMS, LISTS, MATH_ENVIRONMENTS, Converter, Markdown, Unconvertible
 from .preamble import (
     NOT_THEOREMS,
     Declarations,
@@ -210,6 +210,9 @@ def _context_db(theorems: frozenset[str] = frozenset()) -> Any:
             "Citep", "citeyearpar", "parencite", "textcite", "autocite")]
         + [macrospec.MacroSpec("caption", "*[{"), macrospec.MacroSpec("includegraphics", "*[[{"),
            macrospec.MacroSpec("footnote", "[{"), macrospec.MacroSpec("item", "["),
+           # the jmlr / PMLR classes' float body: \floatconts{label}{caption}{contents}
+           macrospec.MacroSpec("floatconts", "{{{"),
+           *(macrospec.MacroSpec(name, "*[{") for name in ACRONYM_FORMS),
            macrospec.MacroSpec("captionof", "*{[{"), macrospec.MacroSpec("vspace", "*{"),
            macrospec.MacroSpec("hspace", "*{"), macrospec.MacroSpec("icmlauthor", "{{"),
            # a venue's front matter in \twocolumn[…] (ICML): one node, dropped
@@ -587,6 +590,8 @@ class _Reader:
         labels = _find_macros(node.nodelist, frozenset({"label"}))
         if labels:
             block.label = _inner(_arg(labels[-1], -1), self.text).strip() or None
+        elif conts := _find_macros(node.nodelist, frozenset({"floatconts"})):
+            block.label = _inner(_arg(conts[-1], 0), self.text).strip() or None
         block.images = [_inner(_arg(g, -1), self.text).strip()
                         for g in _find_macros(node.nodelist, frozenset({"includegraphics"}))]
         self.add(block)

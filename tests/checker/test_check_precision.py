@@ -451,3 +451,207 @@ Every damped sum with a random ratio below one settles almost surely.
 We leave this open; simulations agree with it.
 """)
     assert codes_at(found, "MECH004") == [line_of(tmp_path, r"\begin{theorem}")]
+
+
+# ---- MECH001: a lens is owed by papers about a mechanism, not by papers that use a Transformer --
+
+def _kv_paper(abstract: str) -> str:
+    return r"""\documentclass{article}
+\begin{document}
+\title{Shared caches}
+\begin{abstract}
+""" + abstract + r"""
+\end{abstract}
+\section{Introduction}
+Large language models decode one token at a time through the attention mechanism, and each of
+their $H$ attention heads keeps a cache of keys and values that grows with the context.
+However, this cache is the memory bottleneck of long generations.
+We share one cache between neighbouring layers and keep the accuracy.
+\section{Experiments}
+Sharing halves the memory on every benchmark we tried.
+\section{Conclusion}
+The main limitation is that very deep models lose accuracy when more than two layers share.
+\end{document}
+"""
+
+
+def test_architecture_words_in_the_introduction_do_not_make_a_mechanism_paper(
+        tmp_path: Path) -> None:
+    uses = tmp_path / "uses"
+    uses.mkdir()
+    (uses / "main.tex").write_text(_kv_paper(
+        "We halve the memory of decoding with large language models by sharing key-value caches "
+        "between layers, at equal accuracy."), encoding="utf-8")
+    found = check_latex(uses / "main.tex")
+    assert not [f for f in found if f.code == "MECH001" and "lens" in f.message]
+    about = tmp_path / "about"
+    about.mkdir()
+    (about / "main.tex").write_text(_kv_paper(
+        "We ask by which mechanism attention heads of large language models come to share "
+        "their key-value caches during training."), encoding="utf-8")
+    found = check_latex(about / "main.tex")
+    assert [f for f in found if f.code == "MECH001" and "lens" in f.message]
+
+
+# ---- MECH001: "the limitations of our study" names a limitation of the paper itself -------------
+
+def test_the_limitations_of_our_study_are_limitations(tmp_path: Path) -> None:
+    def limitations(body: str) -> list[Finding]:
+        return [f for f in paper(tmp_path, body) if f.code == "MECH001" and
+                "limitations" in f.message]
+
+    assert limitations(r"""
+\section{Results}
+Every simulated damped sum settled within the predicted number of steps.
+\section{Future work}
+We should acknowledge the limitations of our study: only ratios between zero and one were
+simulated, and the sequences were short.
+""") == []
+    # the limitations of the methods the paper improves on are not its own
+    assert limitations(r"""
+\section{Results}
+Every simulated damped sum settled within the predicted number of steps, despite the
+limitations of existing solvers on long sequences.
+""")
+
+
+# ---- MECH001: an under-exploited or little-known connection is a gap ---------------------------
+
+def test_an_underexploited_connection_is_a_gap(tmp_path: Path) -> None:
+    def gap(abstract: str) -> list[Finding]:
+        (tmp_path / "main.tex").write_text(r"""\documentclass{article}
+\begin{document}
+\title{Two updates}
+\begin{abstract}
+""" + abstract + r"""
+\end{abstract}
+\section{Introduction}
+The filter update and the sampler update are used in two communities.
+We write both as one affine map and compare their costs.
+\section{Conclusion}
+The main limitation is that both updates assume Gaussian noise.
+\end{document}
+""", encoding="utf-8")
+        return [f for f in check_latex(tmp_path / "main.tex")
+                if f.code == "MECH001" and "gap" in f.message]
+
+    assert gap("The two updates are the same map, a simple but under-exploited equivalence.") == []
+    assert gap("The two updates share a little-known connection, which we spell out.") == []
+    assert gap("The two updates are the same map, and we spell out the equivalence.")
+
+
+# ---- MECH002: a table set in the text of an experiments section is evidence -------------------
+
+def test_a_table_outside_a_float_in_the_experiments_validates(tmp_path: Path) -> None:
+    table = r"""
+\begin{center}
+  \begin{tabular}{c|c}
+    ratio & steps to settle \\ \hline
+    0.5 & 7 \\
+    0.9 & 44
+  \end{tabular}
+\end{center}
+"""
+    experiments = r"""
+\section{Experiments}
+We simulated damped sums with two ratios and counted the steps until they settled.
+"""
+    found = paper(tmp_path, experiments + table)
+    assert codes_at(found, "MECH002") == []
+    # the same numbers in prose only, or a table with no experiments section: no validation
+    assert codes_at(paper(tmp_path, experiments + "Both settled.\n"), "MECH002")
+    assert codes_at(paper(tmp_path, "\\section{Setting}\nWe fix two ratios.\n" + table),
+                    "MECH002")
+
+
+# ---- MECH015: the jmlr / PMLR float body \floatconts{label}{caption}{contents} defines a label --
+
+def test_floatconts_defines_the_label_of_its_figure(tmp_path: Path) -> None:
+    found = paper(tmp_path, r"""
+\section{Experiments}
+Figure~\ref{fig:steps} counts the steps each damped sum needs to settle, and
+Figure~\ref{fig:step} is a misspelt reference.
+\begin{figure}[t]
+  \floatconts{fig:steps}%
+    {\caption{Steps to settle against the ratio.}}%
+    {\includegraphics[width=\linewidth]{steps.pdf}}
+\end{figure}
+""")
+    assert [f.message.split("}")[0] for f in found if f.code == "MECH015"] == ["\\ref{fig:step"]
+    assert codes_at(found, "MECH020") == []
+
+
+# ---- MECH020: an unlabelled float that the paragraph before it introduces is pointed to --------
+
+def test_a_float_introduced_by_the_paragraph_before_it_is_referenced(tmp_path: Path) -> None:
+    def table(caption: str) -> str:
+        return ("\\begin{table}[h]\n\\caption{" + caption + "}\n\\begin{tabular}{cc}\n"
+                "0.5 & 7 \\\\\n0.9 & 44\n\\end{tabular}\n\\end{table}\n")
+
+    found = paper(tmp_path, r"""
+\section{Setting}
+We sweep the ratio and count the steps to settle, as follows:
+""" + table("Steps against the ratio.") + r"""
+Below is the list of sequence lengths we simulate.
+""" + table("Sequence lengths.") + r"""
+The error of the predicted step count stays below one step.
+""" + table("Errors of the prediction.") + r"""
+Both runs use the same seed.
+""" + table("Runs."))
+    assert codes_at(found, "MECH020") == [line_of(tmp_path, "Errors of the prediction") - 1,
+                                          line_of(tmp_path, "{Runs.}") - 1]
+
+
+# ---- MECH001 / MECH062: prose written with acronym commands is read as TeX prints it ------------
+
+def test_acronym_commands_are_read_as_the_text_they_print(tmp_path: Path) -> None:
+    (tmp_path / "main.tex").write_text(r"""\documentclass{article}
+\usepackage{acronym}
+\newacro{ds}[DS]{damped sum}
+\newacronym{sp}{SP}{signal processing}
+\DeclareAcronym{gr}{short = GR, long = geometric rate}
+\begin{document}
+\title{Settling}
+\begin{abstract}
+\Acp{ds} are common in \ac{sp}. We show that they settle at a \acl{gr}.
+\end{abstract}
+\section{Introduction}
+\Acp{ds} appear in every \ac{sp} textbook, and engineers rely on them to smooth noisy signals.
+However, when a \ac{ds} settles is not known beyond special cases, and \acp{ds} with varying
+ratios lack any guarantee.
+We prove that every \ac{ds} settles at a \acf{gr}.
+\section{Conclusion}
+The main limitation is that the ratios must stay below one.
+\end{document}
+""", encoding="utf-8")
+    found = check_latex(tmp_path / "main.tex")
+    assert not [f for f in found if f.code == "MECH001" and "gap" in f.message]
+    assert not [f for f in found if f.code == "MECH062" and "context" in f.message]
+    # an import keeps the commands as written
+    from mechnb.latexin.reader import read_latex
+
+    imported = read_latex(tmp_path / "main.tex")
+    assert any("\\ac{ds}" in b.source for b in imported.blocks if b.kind == "raw")
+
+
+# ---- MECH023: "Experiment 2" is a name unless the paper numbers its experiments ----------------
+
+def test_an_experiment_named_by_its_number_is_not_a_hard_coded_reference(tmp_path: Path) -> None:
+    body = r"""
+\section{Experiments}
+\subsection{Experiment 1: short sums}
+Sums of ten terms settle within the predicted steps.
+\subsection{Experiment 2: long sums}
+As in Experiment 1, but with a thousand terms; run 7 of Experiment 2 settled last, and
+Figure 3 shows every run.
+"""
+    found = [f.message.split("'")[1] for f in paper(tmp_path, body) if f.code == "MECH023"]
+    assert found == ["Figure 3"]
+    numbered = "\\newtheorem{experiment}{Experiment}\n" + body + r"""
+\begin{experiment}
+Sums of a million terms settle too.
+\end{experiment}
+"""
+    found = [f.message.split("'")[1] for f in paper(tmp_path, numbered) if f.code == "MECH023"]
+    # the headings' numbers too: the environment numbers the experiments
+    assert set(found) == {"Experiment 1", "Experiment 2", "Figure 3"}

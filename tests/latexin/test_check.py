@@ -92,3 +92,17 @@ def test_every_rule_has_a_latex_row_and_the_docs_show_the_table() -> None:
     assert {r.code for r in RULES} == set(LATEX_RULES)
     page = (REPO / "docs" / "guide" / "latex-in.md").read_text("utf-8")
     assert rule_table_markdown() in page
+
+
+def test_a_cell_named_inside_a_parenthesis_that_goes_on_keeps_its_brackets(tmp_path: Path) -> None:
+    from mechnb.latexin.check import latex_message, read_for_check
+
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\section{Conclusion}\n"
+        "We close here.\n\\end{document}\n", encoding="utf-8")
+    imported = read_for_check(tmp_path / "main.tex")
+    where = latex_message("cell 2", imported)
+    assert re.fullmatch(r"main\.tex:\d+", where)
+    assert latex_message("the Conclusion (cell 2, `conclusion`) is late", imported) == \
+        f"the Conclusion ({where}, `conclusion`) is late"
+    assert latex_message("see (cell 2) and cell 2", imported) == f"see ({where}) and {where}"
