@@ -477,20 +477,17 @@ The main limitation is that very deep models lose accuracy when more than two la
 
 def test_architecture_words_in_the_introduction_do_not_make_a_mechanism_paper(
         tmp_path: Path) -> None:
-    uses = tmp_path / "uses"
-    uses.mkdir()
-    (uses / "main.tex").write_text(_kv_paper(
-        "We halve the memory of decoding with large language models by sharing key-value caches "
-        "between layers, at equal accuracy."), encoding="utf-8")
-    found = check_latex(uses / "main.tex")
-    assert not [f for f in found if f.code == "MECH001" and "lens" in f.message]
-    about = tmp_path / "about"
-    about.mkdir()
-    (about / "main.tex").write_text(_kv_paper(
-        "We ask by which mechanism attention heads of large language models come to share "
-        "their key-value caches during training."), encoding="utf-8")
-    found = check_latex(about / "main.tex")
-    assert [f for f in found if f.code == "MECH001" and "lens" in f.message]
+    def lens_asked(name: str, abstract: str) -> bool:
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "main.tex").write_text(_kv_paper(abstract), encoding="utf-8")
+        return any(f.code == "MECH001" and "lens" in f.message
+                   for f in check_latex(folder / "main.tex"))
+
+    assert not lens_asked("uses", "We halve the memory of decoding with large language models "
+                                  "by sharing key-value caches between layers, at equal accuracy.")
+    assert lens_asked("about", "We ask by which mechanism attention heads of large language "
+                               "models come to share their key-value caches during training.")
 
 
 # ---- MECH001: "the limitations of our study" names a limitation of the paper itself -------------

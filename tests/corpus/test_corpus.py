@@ -30,7 +30,9 @@ import pytest
 
 from .corpus import download, export_all, is_json, known, notebooks
 
-pytestmark = [pytest.mark.corpus, pytest.mark.tex]
+# a hang guard twice the suite's: these export a hundred notebooks or more each, and on two
+# CPUs shared by four workers one took 16 minutes (7 alone)
+pytestmark = [pytest.mark.corpus, pytest.mark.tex, pytest.mark.timeout(2400)]
 
 MIN_COMPILE_RATE = 0.98
 

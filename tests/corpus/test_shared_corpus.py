@@ -24,7 +24,9 @@ import pytest
 
 from .corpus import REPO, CorpusNotebook, export_all
 
-pytestmark = [pytest.mark.corpus, pytest.mark.tex]
+# a hang guard twice the suite's: these export a hundred notebooks or more each, and on two
+# CPUs shared by four workers one took 16 minutes (7 alone)
+pytestmark = [pytest.mark.corpus, pytest.mark.tex, pytest.mark.timeout(2400)]
 
 SHARED = REPO.parent / "shared" / "corpus" / "notebooks"
 KNOWN = REPO / "tests" / "fixtures" / "corpus" / "shared_known.json"
