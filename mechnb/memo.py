@@ -40,9 +40,6 @@ class SourceMemo(Generic[T]):
             self._done[source] = value
         return value
 
-    def __len__(self) -> int:
-        return len(self._done)
-
     def clear(self) -> None:
         """Forget every result."""
         with self._lock:

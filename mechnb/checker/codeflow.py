@@ -12,7 +12,7 @@ import ast
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
@@ -350,10 +350,7 @@ syntax tree once parsed."""
 def _scanned(index: int, source: str) -> CodeCell | None:
     """``source`` parsed and scanned as cell ``index``, or ``None`` (not parsable Python)."""
     done = _SCANNED(source)
-    if done is None:
-        return None
-    return CodeCell(index, source, done.tree, done.defines, done.free, done.free_in_functions,
-                    done.assigned, dict(done.imports), done.masked)
+    return None if done is None else replace(done, index=index, imports=dict(done.imports))
 
 
 _FLOWS: WeakKeyDictionary[Document, CodeFlow] = WeakKeyDictionary()

@@ -214,6 +214,7 @@ methods it improves on."""
 
 _EXPERIMENT_NAME = re.compile(r"'Experiments? ")
 _EXPERIMENT_COUNTER = re.compile(r"\\newcounter\s*\{\s*experiments?\s*\}")
+_EXPERIMENT_WORD = re.compile(r"(?i)experiments?")
 
 
 def numbers_experiments(latex: LatexPaper) -> bool:
@@ -222,12 +223,9 @@ def numbers_experiments(latex: LatexPaper) -> bool:
     number that reordering breaks (MECH023); otherwise it is the experiment's name, as its own
     heading ("Experiment 2: …") or a run's number in a table gives it."""
     decl = latex.declarations
-    if any(re.fullmatch(r"(?i)experiments?", printed.strip())
-           for printed in decl.theorem_names.values()):
-        return True
-    if any(re.fullmatch(r"(?i)experiments?", name) for name in decl.theorems):
-        return True
-    return bool(_EXPERIMENT_COUNTER.search(latex.source.text))
+    names = [*decl.theorems, *(printed.strip() for printed in decl.theorem_names.values())]
+    return (any(_EXPERIMENT_WORD.fullmatch(name) for name in names)
+            or bool(_EXPERIMENT_COUNTER.search(latex.source.text)))
 
 
 def role_missing_in_text(message: str, paper: Paper) -> bool:
