@@ -20,9 +20,8 @@ TEX_PACKAGES := texlive-xetex texlive-luatex texlive-latex-recommended texlive-l
 	texlive-bibtex-extra texlive-science texlive-publishers texlive-plain-generic \
 	fonts-noto-core fonts-noto-mono fonts-symbola tex-gyre texlive-lang-cyrillic
 # make test runs the suite on this many pytest-xdist workers (tests/conftest.py keeps the browser
-# tests, the corpus tests and tests sharing a fixture each in one worker, and starts those two
-# groups first); 1 runs it serially.
-TEST_WORKERS ?= 4
+# tests, the corpus tests and tests sharing a fixture each in one worker); 1 runs it serially.
+TEST_WORKERS ?= 3
 APT_GET := DEBIAN_FRONTEND=noninteractive apt-get
 EXAMPLE := notebooks/example_paper.ipynb
 EXAMPLE_ZH := notebooks/example_paper_zh.ipynb
@@ -94,7 +93,7 @@ demo: tex install
 
 ## The whole test suite: unit, TeX compile, real kernel, real browser.
 test: tex chromium install
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 ## JupyterLab on notebooks/ with the extension.
 ## Real-time collaboration (jupyter-collaboration, installed for the tests) stays off unless

@@ -12,7 +12,7 @@ from hypothesis import settings
 from kernel_driver import Kernel
 
 # A test's speed is never asserted (DESIGN §6: measurements live in ``make bench``): no
-# Hypothesis deadline, which a busy machine (four workers on two CPUs) would trip at random.
+# Hypothesis deadline, which a busy machine would trip at random.
 settings.register_profile("mechnb", deadline=None)
 settings.load_profile("mechnb")
 
@@ -20,26 +20,18 @@ REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
 VENV_BIN = Path(sys.executable).parent
 
-# ``make test`` runs the suite on four workers (pytest-xdist, ``--dist loadgroup``). Tests that
+# ``make test`` runs the suite on three workers (pytest-xdist, ``--dist loadgroup``). Tests that
 # share state or an expensive set-up run in one worker, one after the other: the browser tests
 # (one Chromium, the Jupyter servers of the session), the corpus tests (they compile real
-# notebooks and papers, two at a time: in two halves, ``_OWN_GROUP``), and the tests that share
+# notebooks and papers: CPU-bound, so two at once would only compete), and the tests that share
 # a module- or session-scoped fixture (a Jupyter server, a fitted model, a compiled PDF), which
 # one worker then sets up once. Every other test goes to whichever worker is free.
 _GROUPED_DIRS = {"browser": "browser", "corpus": "corpus"}
 _CHEAP_SHARED = {"repo", "fixtures", "checker_fixtures"}  # constant paths, nothing to share
 
 
-_OWN_GROUP = {"tests/corpus/test_shared_corpus.py::test_shared_corpus_exports_and_compiles"
-              "[with-code]": "corpus-shared"}
-"""Tests that get a worker of their own: the longest corpus test (about 7 minutes; the rest of the
-corpus group takes about as long), so the two halves run side by side."""
-
-
 def _xdist_group(item: pytest.Item) -> str | None:
     """The group ``item`` must run in, or ``None`` when any worker may run it."""
-    if item.nodeid in _OWN_GROUP:
-        return _OWN_GROUP[item.nodeid]
     parts = Path(str(item.fspath)).relative_to(REPO).parts
     if len(parts) > 2 and parts[0] == "tests" and parts[1] in _GROUPED_DIRS:
         return _GROUPED_DIRS[parts[1]]
@@ -55,10 +47,11 @@ def _xdist_group(item: pytest.Item) -> str | None:
     return shared[0] if shared else None
 
 
-_FIRST = ("corpus", "corpus-shared", "browser")
-"""The longest groups, started first: with ``--no-loadscope-reorder`` (``make test``)
-pytest-xdist hands out groups in collection order, and the corpus group alone runs about as long
-as all the rest on the other workers (longest first)."""
+_FIRST = ("corpus", "browser")
+"""The longest groups, put first in collection order. pytest-xdist's loadgroup scheduling sorts
+groups by their number of tests (``--loadscope-reorder``, its default) and keeps this order only
+among equals; putting them first by ``--no-loadscope-reorder`` on four workers measured no faster
+(docs/development.md)."""
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the marks
