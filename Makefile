@@ -31,7 +31,7 @@ EXAMPLES := $(EXAMPLE) $(EXAMPLE_ZH) notebooks/failure_paper.ipynb \
 BUILDERS := notebooks/build_example_paper.py notebooks/build_failure_paper.py \
 	notebooks/build_expressivity_paper.py
 
-.PHONY: demo test lab docs bench lint install tex chromium pandoc clean
+.PHONY: demo test lab docs bench lint install bytecode tex chromium pandoc clean
 
 ## Install the package (with its prebuilt JupyterLab extension) and the test tools into .venv.
 install: $(STAMP)
@@ -47,6 +47,12 @@ $(STAMP): pyproject.toml $(wildcard labextension/package.json labextension/packa
 	@command -v npm >/dev/null || { echo "npm (Node.js >= 20) is needed to build the JupyterLab extension"; exit 1; }
 	$(BIN)/pip install --quiet -e ".[test]"
 	touch $@
+
+## The package's bytecode, written now: an editable install compiles nothing, and where
+## PYTHONDONTWRITEBYTECODE is set (some CI and container set-ups) every `mechnb` process would
+## otherwise compile the package from source again (about 0.2 s each; the tests start hundreds).
+bytecode: install
+	@$(BIN)/python -m compileall -q -j 0 mechnb tests >/dev/null
 
 ## TeX Live from Debian's packages, only when something of it is missing; bubblewrap, the
 ## sandbox latexmk runs in (mechnb compiles without it where it is missing or cannot start).
@@ -78,7 +84,7 @@ chromium:
 ## export each to build/<name>/ as LaTeX and PDF and print its checks; the English dynamics
 ## example also gets an arXiv bundle (checked with pdfLaTeX in an empty directory). The committed
 ## notebooks in notebooks/ are left as they are.
-demo: tex install
+demo: tex install bytecode
 	@set -eo pipefail; for builder in $(BUILDERS); do \
 		echo "== $$builder (executing the notebook)"; \
 		$(BIN)/python $$builder --out-dir build/examples 2>&1 | grep -v "without encryption"; \
@@ -92,7 +98,7 @@ demo: tex install
 	done
 
 ## The whole test suite: unit, TeX compile, real kernel, real browser.
-test: tex chromium install
+test: tex chromium install bytecode
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 ## JupyterLab on notebooks/ with the extension.

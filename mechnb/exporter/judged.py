@@ -128,7 +128,11 @@ def assess(paper: Paper, *, style: Style | object = None, include_code: bool = F
     else:
         chosen, _ = parse_style(style if isinstance(style, (str, dict)) else None)
     cache = None
-    if not cache_disabled():
+    if _LAST and _LAST[0][0] is paper and _LAST[0][2].cache is not None:
+        # the export of this paper with other options (``--include-code``…) rendered its cells
+        # a moment ago: those renderings are what this one needs, except the code cells'
+        cache = _LAST[0][2].cache
+    elif not cache_disabled():
         folder = default_output_dir(paper) if paper.path is not None else None
         if folder is not None and os.path.isdir(folder):
             cache = RenderCache.load(folder)

@@ -196,6 +196,34 @@ def test_an_unnumbered_question_box_leaves_the_numbered_ones_alone(tmp_path: Pat
 
 @pytest.mark.tex
 @needs_tex()
+def test_tcolorbox_is_loaded_only_by_a_paper_that_uses_a_box(tmp_path: Path) -> None:
+    """tcolorbox (with PGF, about an eighth of a second of every TeX run) is loaded by a paper
+    with a box cell or a tcolorbox of its own, and by no other; each compiles."""
+    def paper(name: str, cells: list[dict[str, object]]) -> Path:
+        nb = {"nbformat": 4, "nbformat_minor": 5,
+              "metadata": {"mechnb": {"title": name, "engine": "pdflatex"}}, "cells": cells}
+        path = tmp_path / f"{name}.ipynb"
+        path.write_text(json.dumps(nb), "utf-8")
+        return path
+
+    def md(source: str) -> dict[str, object]:
+        return {"cell_type": "markdown", "metadata": {}, "source": source}
+
+    plain = export(paper("plain", [md("# Intro\n\nNo box here.")]), tmp_path / "a", pdf=True)
+    assert "tcolorbox" not in plain.latex and "newtcolorbox" not in plain.latex
+    assert plain.pdf_path is not None
+    own = export(paper("own", [md("# Intro\n\n\\begin{tcolorbox}Boxed by hand."
+                                  "\\end{tcolorbox}")]), tmp_path / "b", pdf=True)
+    assert "\\usepackage{tcolorbox}" in own.latex
+    assert own.pdf_path is not None, [f.format("own") for f in own.findings]
+    if shutil.which("pdftotext"):
+        text = subprocess.run(["pdftotext", str(own.pdf_path), "-"], capture_output=True,
+                              text=True, check=True).stdout
+        assert "Boxed by hand." in text
+
+
+@pytest.mark.tex
+@needs_tex()
 def test_a_chinese_paper_has_keywords_english_front_matter_and_gbt7714(tmp_path: Path) -> None:
     """metadata keywords / title_en / abstract_en (DESIGN §2) and GB/T 7714 numbered
     references for Chinese papers (gbt7714, texlive-bibtex-extra)."""
