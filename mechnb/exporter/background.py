@@ -1,5 +1,8 @@
 """Run the closing-loop checks in a forked child of the ``mechnb export`` process.
 
+The child works while the parent writes the ``.tex`` and compiles the PDF (TeX runs in other
+processes), so on two CPUs the checks cost an export with ``--pdf`` next to nothing in time.
+
 Only for the ``mechnb export`` process (single-threaded, fresh). The child imports the rules
 and the moves analyser, the parent never does (its imports stay those of rendering and writing).
 The export renders before it forks: the child inherits that rendering (``judged.remember``), so
@@ -35,17 +38,20 @@ class BackgroundChecks:
         gc.freeze()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child reports through the pipe
-            os.close(read_fd)
-            status = 0
-            try:
-                from .api import paper_findings
+            status = 1
+            try:  # whatever happens, the child never returns into the parent's code
+                os.close(read_fd)
+                try:
+                    from .api import paper_findings
 
-                payload = json.dumps([f.to_json() for f in paper_findings(paper)])
-            except BaseException:  # the parent redoes the work and reports the error itself
-                payload, status = "null", 1
-            with os.fdopen(write_fd, "w", encoding="utf-8") as fh:
-                fh.write(payload)
-            os._exit(status)
+                    payload = json.dumps([f.to_json() for f in paper_findings(paper)])
+                    status = 0
+                except BaseException:  # the parent redoes the work and reports the error
+                    payload = "null"
+                with os.fdopen(write_fd, "w", encoding="utf-8") as fh:
+                    fh.write(payload)  # a parent that stopped (an error) reads nothing
+            finally:
+                os._exit(status)
         gc.unfreeze()
         os.close(write_fd)
         self._pid, self._fd = pid, read_fd
@@ -55,6 +61,21 @@ class BackgroundChecks:
         if self._result is None:
             self._result = self._collect()
         return self._result
+
+    def cancel(self) -> None:
+        """Stop the child when its findings are no longer wanted (the export failed)."""
+        if self._pid is not None:
+            import signal
+
+            try:
+                os.kill(self._pid, signal.SIGKILL)
+                os.waitpid(self._pid, 0)
+            except OSError:
+                pass
+            self._pid = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     def _collect(self) -> list[Finding]:
         if self._fd is not None and self._pid is not None:

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from ..findings import Finding
+    from ..notebook import Paper
+    from .api import ExportResult
+    from .background import BackgroundChecks
 
 HELP = "export a notebook to a LaTeX paper draft (PDF with --pdf, arXiv/Overleaf with --bundle)"
 BIBLIOGRAPHY_FINDINGS = frozenset({"bibliography-not-found", "citations-without-bibliography"})
@@ -59,15 +65,9 @@ SLOT_HINT = "`mechnb check --verbose` lists each"
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Export, print findings to ``err`` and the written paths to ``out``."""
-    from ..checker.report import finding_lines
     from ..errors import ExportError
-    from ..findings import Severity
     from ..notebook import read_paper
-    from .api import (
-        output_directory,
-        render,
-        write_result,
-    )
+    from .api import output_directory, render
     from .background import BackgroundChecks
     from .context import RenderCache, cache_disabled
     from .styles import parse_style_argument
@@ -80,7 +80,6 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         os.environ["MECHNB_TEX_TIMEOUT"] = str(args.tex_timeout)  # this process's compiles
     style = parse_style_argument(args.style) if args.style else None
-    name = str(args.notebook)
     paper = read_paper(args.notebook)
     cache = None
     if not (args.no_cache or cache_disabled()):
@@ -90,13 +89,37 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         checks = BackgroundChecks(paper).result()
         result = render(paper, template=args.template, include_code=args.include_code,
                         annotations=checks, cache=cache, engine=args.engine, style=style)
-    else:
-        # Rendered first: the child inherits this rendering (``judged.remember``) and its TeX
-        # gate judges it instead of rendering every cell a second time (one parse per cell).
-        result = render(paper, template=args.template, include_code=args.include_code,
-                        cache=cache, engine=args.engine, style=style)
-        checks = BackgroundChecks(paper).result()
+        return _write_and_report(args, paper, result, checks, out, err)
+    # Rendered first: the child inherits this rendering (``judged.remember``) and its TeX gate
+    # judges it instead of rendering every cell a second time (one parse per cell); it checks
+    # while this process writes the .tex and compiles, and is waited for only then (or before
+    # anything is written, with --strict).
+    result = render(paper, template=args.template, include_code=args.include_code,
+                    cache=cache, engine=args.engine, style=style)
+    background = BackgroundChecks(paper)
+    try:
+        return _write_and_report(args, paper, result, background, out, err)
+    finally:
+        background.cancel()  # only when the export stopped before it collected the findings
+
+
+def _write_and_report(args: argparse.Namespace, paper: Paper, result: ExportResult,
+                      checks_or_background: list[Finding] | BackgroundChecks, out: TextIO,
+                      err: TextIO) -> int:
+    """Write (and compile) ``result``, then print the findings and the written paths."""
+    from ..checker.report import finding_lines
+    from ..errors import ExportError
+    from ..findings import Severity
+    from .api import output_directory, write_result
+
+    def findings_now() -> list[Finding]:
+        if isinstance(checks_or_background, list):
+            return checks_or_background
+        return checks_or_background.result()
+
+    name = str(args.notebook)
     if args.strict:
+        checks = findings_now()
         errors = [f for f in checks if f.severity is Severity.ERROR]
         if errors:
             for line in finding_lines(checks, name, list_hint=SLOT_HINT):
@@ -114,6 +137,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         bundles = build_bundles(result, args.bundle, output_directory(paper, args.output_dir),
                                 trust=args.trust, progress=progress)
+    checks = findings_now()
     own = result.findings
     if any(f.name == "missing-bibliography" for f in checks):  # the checker said it already
         own = [f for f in own if f.name not in BIBLIOGRAPHY_FINDINGS]

@@ -230,6 +230,55 @@ def test_background_checks_deliver_findings_from_the_child(paper_dir: Path) -> N
     assert background.result() == paper_findings(paper)
 
 
+def test_the_checks_run_while_the_export_writes_and_compiles(
+        paper_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The child checks while the .tex is written and TeX compiles: its findings are collected
+    only afterwards (and before anything is written with --strict)."""
+    from mechnb.exporter import api, background
+
+    seen: list[tuple[bool, bool]] = []
+    made: list[background.BackgroundChecks] = []
+    real_write, real_init = api.write_result, background.BackgroundChecks.__init__
+
+    def init(self: background.BackgroundChecks, *a: object, **k: object) -> None:
+        real_init(self, *a, **k)  # type: ignore[arg-type]
+        made.append(self)
+
+    def write(*a: object, **k: object) -> object:
+        seen.append((made[-1]._pid is not None, made[-1]._result is None))
+        return real_write(*a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(background.BackgroundChecks, "__init__", init)
+    monkeypatch.setattr(api, "write_result", write)
+    nb = str(paper_dir / "title_from_heading.ipynb")
+    code, _, err = run_cli(nb, "-o", str(tmp_path / "a"))
+    assert code == 0 and "MECH001" in err
+    assert seen == [(True, True)]  # forked, findings not yet collected when writing began
+    code, _, err = run_cli(nb, "-o", str(tmp_path / "b"), "--strict")
+    assert code == 1 and "MECH001" in err and seen[1:] == []  # --strict: nothing written
+
+
+def test_a_failed_export_leaves_no_child_behind(paper_dir: Path, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from mechnb.exporter import background
+
+    pids: list[int | None] = []
+    real_init = background.BackgroundChecks.__init__
+
+    def init(self: background.BackgroundChecks, *a: object, **k: object) -> None:
+        real_init(self, *a, **k)  # type: ignore[arg-type]
+        pids.append(self._pid)
+
+    monkeypatch.setattr(background.BackgroundChecks, "__init__", init)
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory", "utf-8")
+    code, _, _ = run_cli(str(paper_dir / "title_from_heading.ipynb"), "-o",
+                         str(blocker / "out"))
+    assert code == 1 and len(pids) == 1 and pids[0] is not None
+    with pytest.raises(ChildProcessError):  # stopped and reaped: neither running nor a zombie
+        os.waitpid(pids[0], os.WNOHANG)
+
+
 def test_unwritable_output_is_a_one_line_error(paper_dir: Path, tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory", "utf-8")
