@@ -495,6 +495,8 @@ def render_latex(doc: Document, template: str | None = None, *,
         inner["appendix"] = [_shift(r, len(head)) for r in inner["appendix"]]
     boxes = uses_boxes(doc, abstract, body, appendix_tex, macros)
     environments = environment_definitions(doc.lang, style is not None, boxes)
+    if boxes and "((( extra_packages )))" not in text:  # a template of the user's own
+        environments = "\\usepackage{tcolorbox}\n" + environments
     if macros:  # an error inside a notebook macro shows the macro: its cell is found by it
         environments += "\n\\errorcontextlines=8\\relax"
     values = {

@@ -220,6 +220,17 @@ def test_tcolorbox_is_loaded_only_by_a_paper_that_uses_a_box(tmp_path: Path) -> 
         text = subprocess.run(["pdftotext", str(own.pdf_path), "-"], capture_output=True,
                               text=True, check=True).stdout
         assert "Boxed by hand." in text
+    # a template of the user's own without the extra-packages slot: the box still gets its package
+    template = tmp_path / "mine.tex"
+    template.write_text("\\documentclass{article}\n\\usepackage{hyperref}\n"
+                        "\\usepackage{amsthm}\n\\usepackage{cleveref}\n((( environments )))\n"
+                        "\\begin{document}\n((( body )))\n\\end{document}\n", "utf-8")
+    from mechnb.templates import role_cells
+
+    boxed = paper("boxed", [c.to_nbformat() for c in role_cells("question", label="q:main")])
+    mine = export(boxed, tmp_path / "c", pdf=True, template=str(template), trust=True)
+    assert mine.latex.count("\\usepackage{tcolorbox}") == 1
+    assert mine.pdf_path is not None, [f.format("boxed") for f in mine.findings]
 
 
 @pytest.mark.tex
