@@ -78,11 +78,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 2
     if is_latex_target(args.notebook):
         return run_latex(args, out, err)
+    from ..exporter.judged import persist_renders
     from ..notebook import read_paper
 
     try:
         paper = read_paper(args.notebook)
-        findings = check(paper)
+        with persist_renders():  # one check, then the process ends: keep its renderings
+            findings = check(paper)
     except (NotebookReadError, RecursionError) as exc:
         message = str(exc) if isinstance(exc, NotebookReadError) else (
             f"{args.notebook}: nested too deeply to check")

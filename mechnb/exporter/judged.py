@@ -13,8 +13,10 @@ the digests the export checks.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..tex.gate import Assessment, Region, is_latex_raw, judge_document
@@ -100,6 +102,53 @@ def remember(result: ExportResult, options: tuple[Any, ...]) -> None:
     _LAST[:] = [(result.paper, options, result)]
 
 
+_ONE_SHOT: list[bool] = []
+"""Set inside ``persist_renders``: a check of a process that checks once and ends."""
+KEPT_CHECK_CACHES = 200
+"""Notebooks whose check renderings the user's cache keeps (the least recently checked go)."""
+
+
+@contextmanager
+def persist_renders() -> Iterator[None]:
+    """Around the check of a process that checks once and ends (``mechnb check``): the gate's
+    renderings of a notebook with no export folder are kept in this user's cache,
+    ``$XDG_CACHE_HOME/mechnb/check/<hash of the notebook's path>/`` (sealed like the export's),
+    so the next check re-renders only the cells that changed. A long-lived process keeps them
+    in memory instead (``memory_cache``)."""
+    _ONE_SHOT[:] = [True]
+    try:
+        yield
+    finally:
+        _ONE_SHOT.clear()
+
+
+def check_cache_dir(notebook: os.PathLike[str] | str) -> Path:
+    """The folder of ``notebook``'s kept check renderings (created, mode 0700)."""
+    import hashlib
+
+    from ..files import _cache_home
+
+    key = hashlib.sha256(str(Path(notebook).resolve()).encode("utf-8")).hexdigest()[:32]
+    root = _cache_home() / "check"
+    folder = root / key
+    if not folder.is_dir():
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _forget_old_checks(root)
+    return folder
+
+
+def _forget_old_checks(root: Path) -> None:
+    import shutil
+
+    try:
+        folders = sorted((p for p in root.iterdir() if p.is_dir() and not p.is_symlink()),
+                         key=lambda p: p.stat().st_mtime)
+    except OSError:
+        return
+    for old in folders[:-KEPT_CHECK_CACHES]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
 def _options_key(style: object, include_code: bool, template: str | None,
                  engine: str | None) -> tuple[Any, ...]:
     return (repr(style), include_code, template, engine)
@@ -128,6 +177,7 @@ def assess(paper: Paper, *, style: Style | object = None, include_code: bool = F
     else:
         chosen, _ = parse_style(style if isinstance(style, (str, dict)) else None)
     cache = None
+    kept: Path | None = None
     if _LAST and _LAST[0][0] is paper and _LAST[0][2].cache is not None:
         # the export of this paper with other options (``--include-code``…) rendered its cells
         # a moment ago: those renderings are what this one needs, except the code cells'
@@ -136,10 +186,22 @@ def assess(paper: Paper, *, style: Style | object = None, include_code: bool = F
         folder = default_output_dir(paper) if paper.path is not None else None
         if folder is not None and os.path.isdir(folder):
             cache = RenderCache.load(folder)
-        if cache is None or not cache.entries:
+        if (cache is None or not cache.entries) and _ONE_SHOT and paper.path is not None:
+            try:
+                kept = check_cache_dir(paper.path)
+                cache = RenderCache.load(kept)
+            except OSError:  # no writable cache: render everything, as before
+                kept = None
+        if cache is None or (not cache.entries and kept is None):
             cache = memory_cache()
     result = render(paper, template=template, include_code=include_code, cache=cache,
                     engine=engine, style=chosen)
+    if kept is not None and cache is not None:
+        try:
+            cache.save(kept)
+            os.utime(kept)  # recently checked: kept the longest
+        except OSError:
+            pass
     return judge_result(result)
 
 

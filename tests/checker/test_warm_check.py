@@ -86,3 +86,49 @@ def test_the_process_cache_forgets_what_the_last_render_did_not_use() -> None:
     cache.used = {"kept": cache.entries["kept"]}
     cache.forget_unused(keep=1)
     assert set(cache.entries) == {"kept"}
+
+
+def test_mechnb_check_keeps_its_renderings_for_the_next_check(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`mechnb check` is a process of its own: the gate's renderings go to the user's cache,
+    so the next `mechnb check` renders only the cell that changed and says the same."""
+    import io
+
+    from mechnb.cli import main
+
+    cache_home = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache_home))
+    nb = tmp_path / "paper.ipynb"
+    shutil.copy(EXAMPLE, nb)
+    loaded: list[context.RenderCache] = []
+    real_load = context.RenderCache.load.__func__  # type: ignore[attr-defined]
+
+    def load(cls: type[context.RenderCache], folder: Path) -> context.RenderCache:
+        loaded.append(real_load(cls, folder))
+        return loaded[-1]
+
+    monkeypatch.setattr(context.RenderCache, "load", classmethod(load))
+
+    def cli() -> str:
+        clear_all()  # a new process: nothing kept in memory
+        out, err = io.StringIO(), io.StringIO()
+        main(["check", str(nb)], out, err)
+        return out.getvalue()
+
+    first = cli()
+    assert loaded[-1].misses > 0 and loaded[-1].hits == 0
+    assert [p.name for p in (cache_home / "mechnb" / "check").iterdir()]
+    second = cli()
+    assert second == first
+    assert loaded[-1].misses == 0 and loaded[-1].hits > 0  # nothing rendered again
+
+    data = json.loads(nb.read_text("utf-8"))
+    cell = next(c for c in data["cells"] if c["metadata"].get("mechnb", {}).get("role") == "gap")
+    cell["source"] = "".join(cell["source"]) + "\n\nAn added sentence, $y^3$ too."
+    nb.write_text(json.dumps(data), "utf-8")
+    third = cli()
+    assert loaded[-1].misses == 1  # the edited cell alone
+    with monkeypatch.context() as m:
+        m.setenv("MECHNB_NO_CACHE", "1")
+        assert third == cli()  # what a check that renders everything says
+    assert context.memory_cache().entries == {}  # a one-shot check leaves nothing in memory
