@@ -19,6 +19,7 @@ otherwise it is *unsure* (not reported). Sentences with template slots count for
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -58,6 +59,21 @@ _SLOT = re.compile(r"(?<![A-Za-z0-9_\\!^`])\[(?![@\s])[A-Za-z\u3400-\u9fff]"
 _FIRST_PERSON = re.compile(r"\b(?:we|our|us)\b|\bthis (?:paper|work|study)\b|本文|我们")
 _CLAUSE_BREAK = re.compile(r"[,;:，；：]|\bbut\b|\bwhile\b|\bwhereas\b|但|而")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+_PROOF = re.compile(
+    r"\b(?:we (?:also |then |further |formally |rigorously )?(?:prove|proved)|(?:is|are|be) "
+    r"(?:formally |rigorously )?proven|provabl[ey]|proofs?|matching (?:lower|upper) bounds?|"
+    r"tight (?:lower |upper )?bounds?|(?:lower|upper) bounds? (?:that )?(?:match|matches|"
+    r"show|shows|confirm|confirms))\b|(?:我们|本文)(?:严格)?证明|(?:严格|形式化)证明|(?:匹配|紧)的?(?:上|下)界",
+    re.IGNORECASE)
+"""A statement of a proof or a bound: the validation by proof (DESIGN: a claim is validated by a
+proof or by an experiment), which the labelled abstracts mark contribution or mechanism."""
+
+
+def states_proof(texts: Iterable[str]) -> bool:
+    """Does one of ``texts`` say that something is proved, or give a matching or tight bound?
+    An abstract that does is never reported without a validation: a theory paper validates its
+    claims by proof, and the abstract says so in its result sentence."""
+    return any(_PROOF.search(t) for t in texts)
 _CONTRAST_START = re.compile(r"^(?:however|yet|but|despite|although|still|然而|但|却|不过)")
 OPENING_CONTEXT = 3
 """Sentences from the start that may be read as context when nothing else is said (see analyse)."""
@@ -390,6 +406,8 @@ def _confident(missing: tuple[str, ...], learned: list[LabelledSentence],
     def absent(move: str) -> bool:
         if move in templated:
             return True
+        if move == "validation" and states_proof(learned[i].text for i in live):
+            return False  # validated by proof: at most unsure, never reported missing
         if probs is None or model is None:
             return not any(move in found for found in cued)
         if not live:  # every sentence still has slots: nothing written makes the move

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from . import MOVES
-from .analyser import cued_moves, has_slots, rule_pass
+from .analyser import cued_moves, has_slots, rule_pass, states_proof
 from .evaluate import MissingCounts, deletions, joined
 from .learned import abstract_features, features, probability
 from .roles import load_roles
@@ -86,6 +86,9 @@ class Variant:
     """Per sentence, the moves a cue fires for or the rules make (``analyser.cued_moves``)."""
     roles: tuple[dict[str, float], ...] | None = None
     """Per sentence, the CSAbstruct role probabilities (``roles.RoleModel``)."""
+    proved: bool = False
+    """Whether a sentence states a proof or a bound (``analyser.states_proof``): the validation
+    is then never reported missing, as in ``analyse``."""
 
 
 def roles_of(facts: Sequence[Any]) -> list[dict[str, float]] | None:
@@ -133,7 +136,8 @@ def variants(abstracts: Iterable[dict[str, Any]]) -> list[Variant]:
                                frozenset(m for s in copy["sentences"] for m in s["moves"]),
                                tuple(features(facts, i, roles) for i in live),
                                tuple(cued_moves(labelled[i], facts[i]) for i in live),
-                               tuple(roles[i] for i in live) if roles is not None else None))
+                               tuple(roles[i] for i in live) if roles is not None else None,
+                               states_proof(labelled[i].text for i in live)))
     return out
 
 
@@ -211,16 +215,20 @@ def top_probabilities(probs: Sequence[Sequence[dict[str, float]]]) -> list[dict[
 
 def missing_counts(copies: Sequence[Variant], presence: Sequence[dict[str, float]],
                    bounds: dict[str, float], split: str | None = None,
-                   made: Made | None = None) -> MissingCounts:
+                   made: Made | None = None, proof: bool = False) -> MissingCounts:
     """Count, with ``bounds`` (``absent_below``) on the abstracts' probability of making each
     move (``presence``), false alarms on the complete abstracts and detections on the copies
     with a move deleted (of one ``split``, or all). With ``made``, a move that some sentence
-    makes with a probability from its ``present_above`` is never reported, as in ``analyse``."""
+    makes with a probability from its ``present_above`` is never reported, as in ``analyse``;
+    with ``proof``, neither is the validation of an abstract that states a proof or a bound (the
+    bounds are chosen without it: the rule only takes reports away)."""
     counts = MissingCounts()
     for i, (v, p) in enumerate(zip(copies, presence, strict=True)):
         if split is not None and v.split != split:
             continue
         sure = {m for m in MOVES if made is not None and made[0][i][m] >= made[1][m]}
+        if proof and v.proved:
+            sure.add("validation")  # validated by proof (``analyser.states_proof``)
         if v.removed is None:
             for move in v.present:
                 counts.present[move] += 1
@@ -329,14 +337,14 @@ def presence_out_of_fold(copies: Sequence[Variant], probs: Sequence[Sequence[dic
 
 
 def tradeoff(copies: Sequence[Variant], presence: Sequence[dict[str, float]], move: str,
-             bounds: Sequence[float] = ABSENT_BOUNDS, made: Made | None = None
-             ) -> list[tuple[float, int, int, int, int]]:
+             bounds: Sequence[float] = ABSENT_BOUNDS, made: Made | None = None,
+             proof: bool = False) -> list[tuple[float, int, int, int, int]]:
     """``(bound, present moves reported, present moves, deleted found, deleted)`` per bound:
     the trade-off between false "missing" and detection for one move (``made``: see
     ``missing_counts``)."""
     out = []
     for bound in bounds:
-        c = missing_counts(copies, presence, dict.fromkeys(MOVES, bound), made=made)
+        c = missing_counts(copies, presence, dict.fromkeys(MOVES, bound), made=made, proof=proof)
         out.append((bound, c.false_alarms[move], c.present[move], c.found[move],
                     c.removed[move]))
     return out
@@ -463,12 +471,14 @@ def train(folder: Path = FIXTURES, csabstruct: Path | None = None
     presence_oof = presence_out_of_fold(copies, copy_probs, extra)
     above, bounds = present_above(copies, presence_oof, top_probabilities(copy_probs), chosen)
     made = (top_probabilities(copy_probs), above)
-    counts = {"all": missing_counts(copies, presence_oof, bounds, made=made).to_json()}
+    counts = {"all": missing_counts(copies, presence_oof, bounds, made=made,
+                                    proof=True).to_json()}
     for split in sorted({v.split for v in copies}):
-        counts[split] = missing_counts(copies, presence_oof, bounds, split, made).to_json()
+        counts[split] = missing_counts(copies, presence_oof, bounds, split, made,
+                                       proof=True).to_json()
     presence = {m: fit_rows(presence_rows(copies, copy_probs, m) + extra.get(m, []))
                 for m in MOVES}
-    curves = {m: [list(row) for row in tradeoff(copies, presence_oof, m, made=made)]
+    curves = {m: [list(row) for row in tradeoff(copies, presence_oof, m, made=made, proof=True)]
               for m in BUDGETED}
     scores = {m: round(f1((p[m] >= chosen[m], m in e[1]) for p, e in zip(probs, data,
                                                                            strict=True)), 3)
