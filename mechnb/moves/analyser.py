@@ -61,16 +61,16 @@ _CLAUSE_BREAK = re.compile(r"[,;:，；：]|\bbut\b|\bwhile\b|\bwhereas\b|但|�
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _PROOF = re.compile(
     r"\b(?:we (?:also |then |further |formally |rigorously )?(?:prove|proved)|(?:is|are|be) "
-    r"(?:formally |rigorously )?proven|provabl[ey]|proofs?|matching (?:lower|upper) bounds?|"
-    r"tight (?:lower |upper )?bounds?|(?:lower|upper) bounds? (?:that )?(?:match|matches|"
-    r"show|shows|confirm|confirms))\b|(?:我们|本文)(?:严格)?证明|(?:严格|形式化)证明|(?:匹配|紧)的?(?:上|下)界",
+    r"(?:formally |rigorously )?proven|provabl[ey]|proofs?|"
+    r"(?:lower|upper|tight|matching) bounds?)\b|(?:我们|本文)(?:严格)?证明|(?:严格|形式化)证明|"
+    r"(?:匹配|紧)的?(?:上|下)界",
     re.IGNORECASE)
 """A statement of a proof or a bound: the validation by proof (DESIGN: a claim is validated by a
 proof or by an experiment), which the labelled abstracts mark contribution or mechanism."""
 
 
 def states_proof(texts: Iterable[str]) -> bool:
-    """Does one of ``texts`` say that something is proved, or give a matching or tight bound?
+    """Does one of ``texts`` say that something is proved, or give a lower, upper or tight bound?
     An abstract that does is never reported without a validation: a theory paper validates its
     claims by proof, and the abstract says so in its result sentence."""
     return any(_PROOF.search(t) for t in texts)
