@@ -18,6 +18,7 @@ Runs under ``benchmarks/run.py`` (``make bench``) or alone: ``python benchmarks/
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -95,8 +96,6 @@ def _recheck_after_an_edit(nb: Path, edited: Path) -> float:
 
 def _cache_env(folder: Path) -> dict[str, str]:
     """The environment of a ``mechnb check`` process whose user cache is ``folder``."""
-    import os
-
     return {**os.environ, "XDG_CACHE_HOME": str(folder)}
 
 

@@ -38,6 +38,15 @@ def _cache_home() -> Path:
     return Path(base) / "mechnb"
 
 
+def notebook_cache_dir(kind: str, notebook: str | os.PathLike[str]) -> Path:
+    """``$XDG_CACHE_HOME/mechnb/<kind>/<hash of the notebook's resolved path>/`` (created, mode
+    0700): what mechnb keeps about one notebook for this user, never beside the notebook."""
+    key = hashlib.sha256(str(Path(notebook).resolve()).encode("utf-8")).hexdigest()[:32]
+    folder = _cache_home() / kind / key
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return folder
+
+
 def local_key() -> bytes | None:
     """This user's secret for sealing records kept in output directories (created once, 0600,
     in ``$XDG_CACHE_HOME/mechnb/``); ``None`` when it cannot be read or created."""

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from ..findings import Finding
     from ..notebook import Paper
     from .api import ExportResult
     from .background import BackgroundChecks
@@ -86,17 +85,18 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         cache = RenderCache.load(output_directory(paper, args.output_dir))
     # The checks run in a forked child, so this process never imports the rules (DESIGN §6).
     if args.annotate:  # the notes go into the LaTeX, so the checks come first
-        checks = BackgroundChecks(paper).result()
+        background = BackgroundChecks(paper)
         result = render(paper, template=args.template, include_code=args.include_code,
-                        annotations=checks, cache=cache, engine=args.engine, style=style)
-        return _write_and_report(args, paper, result, checks, out, err)
-    # Rendered first: the child inherits this rendering (``judged.remember``) and its TeX gate
-    # judges it instead of rendering every cell a second time (one parse per cell); it checks
-    # while this process writes the .tex and compiles, and is waited for only then (or before
-    # anything is written, with --strict).
-    result = render(paper, template=args.template, include_code=args.include_code,
-                    cache=cache, engine=args.engine, style=style)
-    background = BackgroundChecks(paper)
+                        annotations=background.result(), cache=cache, engine=args.engine,
+                        style=style)
+    else:
+        # Rendered first: the child inherits this rendering (``judged.remember``) and its TeX
+        # gate judges it instead of rendering every cell a second time (one parse per cell);
+        # it checks while this process writes the .tex and compiles, and is waited for only
+        # then (or before anything is written, with --strict).
+        result = render(paper, template=args.template, include_code=args.include_code,
+                        cache=cache, engine=args.engine, style=style)
+        background = BackgroundChecks(paper)
     try:
         return _write_and_report(args, paper, result, background, out, err)
     finally:
@@ -104,22 +104,17 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _write_and_report(args: argparse.Namespace, paper: Paper, result: ExportResult,
-                      checks_or_background: list[Finding] | BackgroundChecks, out: TextIO,
-                      err: TextIO) -> int:
-    """Write (and compile) ``result``, then print the findings and the written paths."""
+                      background: BackgroundChecks, out: TextIO, err: TextIO) -> int:
+    """Write (and compile) ``result``, then print the findings (``background``'s, collected
+    as late as possible) and the written paths."""
     from ..checker.report import finding_lines
     from ..errors import ExportError
     from ..findings import Severity
     from .api import output_directory, write_result
 
-    def findings_now() -> list[Finding]:
-        if isinstance(checks_or_background, list):
-            return checks_or_background
-        return checks_or_background.result()
-
     name = str(args.notebook)
     if args.strict:
-        checks = findings_now()
+        checks = background.result()
         errors = [f for f in checks if f.severity is Severity.ERROR]
         if errors:
             for line in finding_lines(checks, name, list_hint=SLOT_HINT):
@@ -137,7 +132,7 @@ def _write_and_report(args: argparse.Namespace, paper: Paper, result: ExportResu
 
         bundles = build_bundles(result, args.bundle, output_directory(paper, args.output_dir),
                                 trust=args.trust, progress=progress)
-    checks = findings_now()
+    checks = background.result()
     own = result.findings
     if any(f.name == "missing-bibliography" for f in checks):  # the checker said it already
         own = [f for f in own if f.name not in BIBLIOGRAPHY_FINDINGS]

@@ -123,17 +123,13 @@ def persist_renders() -> Iterator[None]:
 
 
 def check_cache_dir(notebook: os.PathLike[str] | str) -> Path:
-    """The folder of ``notebook``'s kept check renderings (created, mode 0700)."""
-    import hashlib
+    """The folder of ``notebook``'s kept check renderings (created, mode 0700); making one
+    forgets the least recently checked notebooks past ``KEPT_CHECK_CACHES``."""
+    from ..files import notebook_cache_dir
 
-    from ..files import _cache_home
-
-    key = hashlib.sha256(str(Path(notebook).resolve()).encode("utf-8")).hexdigest()[:32]
-    root = _cache_home() / "check"
-    folder = root / key
-    if not folder.is_dir():
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        _forget_old_checks(root)
+    folder = notebook_cache_dir("check", notebook)
+    if not any(folder.iterdir()):  # new: a notebook not checked before
+        _forget_old_checks(folder.parent)
     return folder
 
 

@@ -94,10 +94,7 @@ class PreviewResult:
 
 def state_dir(notebook: str | os.PathLike[str]) -> Path:
     """The cache folder of ``notebook``'s preview (created, mode 0700)."""
-    key = hashlib.sha256(str(Path(notebook).resolve()).encode("utf-8")).hexdigest()[:32]
-    folder = files._cache_home() / "preview" / key
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return folder
+    return files.notebook_cache_dir("preview", notebook)
 
 
 def _lock(folder: Path) -> threading.Lock:

@@ -68,12 +68,6 @@ _PROOF = re.compile(
 """A statement of a proof or a bound: the validation by proof (DESIGN: a claim is validated by a
 proof or by an experiment), which the labelled abstracts mark contribution or mechanism."""
 
-
-def states_proof(texts: Iterable[str]) -> bool:
-    """Does one of ``texts`` say that something is proved, or give a lower, upper or tight bound?
-    An abstract that does is never reported without a validation: a theory paper validates its
-    claims by proof, and the abstract says so in its result sentence."""
-    return any(_PROOF.search(t) for t in texts)
 _CONTRAST_START = re.compile(r"^(?:however|yet|but|despite|although|still|然而|但|却|不过)")
 OPENING_CONTEXT = 3
 """Sentences from the start that may be read as context when nothing else is said (see analyse)."""
@@ -155,6 +149,13 @@ class Analysis:
         """``{"sentences": […], "missing": […], "order": […]}`` (the CLI's JSON)."""
         return {"sentences": [s.to_json() for s in self.sentences],
                 "missing": list(self.missing), "order": list(self.order)}
+
+
+def states_proof(texts: Iterable[str]) -> bool:
+    """Does one of ``texts`` say that something is proved, or give a lower, upper or tight bound?
+    An abstract that does is never reported without a validation: a theory paper validates its
+    claims by proof, and the abstract says so in its result sentence."""
+    return any(_PROOF.search(t) for t in texts)
 
 
 def normalise(text: str) -> str:

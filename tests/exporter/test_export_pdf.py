@@ -17,6 +17,16 @@ from mechnb.exporter.pdf import LATEXMK_ARGS, parse_log
 
 from .conftest import COMPILING_NOTEBOOKS, EXAMPLE, FIXTURES, needs_tex
 
+
+def pdf_text(pdf: Path | None) -> str | None:
+    """The text of ``pdf`` by pdftotext; ``None`` where poppler-utils is not installed."""
+    assert pdf is not None, "no PDF was written"
+    if not shutil.which("pdftotext"):
+        return None
+    return subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+
+
 LOG = (FIXTURES / "logs" / "sample.texlog").read_text("utf-8")  # (*.log is git-ignored)
 PROBLEMS = {"tex-error", "undefined-reference", "undefined-citation"}
 
@@ -94,9 +104,7 @@ def test_a_formula_tex_rejects_is_printed_as_code_at_its_cell(paper_dir: Path,
     assert found.cell == 2 and "Undefined control sequence" in found.message
     assert "\\texttt{\\$\\textbackslash{}undefinedmacro\\{x\\}\\$}" in result.latex
     assert not [f for f in result.findings if f.name == "tex-error"]
-    if shutil.which("pdftotext"):
-        text = subprocess.run(["pdftotext", str(result.pdf_path), "-"], capture_output=True,
-                              text=True, check=True).stdout
+    if (text := pdf_text(result.pdf_path)) is not None:
         assert "$\\undefinedmacro{x}$" in text and "Later text." in text
 
 
@@ -187,9 +195,7 @@ def test_an_unnumbered_question_box_leaves_the_numbered_ones_alone(tmp_path: Pat
     result = export(path, tmp_path / "out", pdf=True)
     assert "\\begin{tcolorbox}" in result.latex and "\\begin{mechquestion}" in result.latex
     assert result.pdf_path is not None, [f.format("boxes") for f in result.findings]
-    if shutil.which("pdftotext"):
-        text = subprocess.run(["pdftotext", str(result.pdf_path), "-"], capture_output=True,
-                              text=True, check=True).stdout
+    if (text := pdf_text(result.pdf_path)) is not None:
         assert "Research question 1" in text and "Research question 2" not in text
         assert "Matching lower bound" in text and "Our key technical step is to" in text
 
@@ -216,9 +222,7 @@ def test_tcolorbox_is_loaded_only_by_a_paper_that_uses_a_box(tmp_path: Path) -> 
                                   "\\end{tcolorbox}")]), tmp_path / "b", pdf=True)
     assert "\\usepackage{tcolorbox}" in own.latex
     assert own.pdf_path is not None, [f.format("own") for f in own.findings]
-    if shutil.which("pdftotext"):
-        text = subprocess.run(["pdftotext", str(own.pdf_path), "-"], capture_output=True,
-                              text=True, check=True).stdout
+    if (text := pdf_text(own.pdf_path)) is not None:
         assert "Boxed by hand." in text
     # a template of the user's own without the extra-packages slot: the box still gets its package
     template = tmp_path / "mine.tex"
@@ -262,9 +266,7 @@ def test_a_chinese_paper_has_keywords_english_front_matter_and_gbt7714(tmp_path:
     assert "\\usepackage{gbt7714}" in result.latex
     assert "\\bibliographystyle{gbt7714-numerical}" in result.latex
     assert result.pdf_path is not None, [f.format("zh") for f in result.findings]
-    if shutil.which("pdftotext"):
-        text = subprocess.run(["pdftotext", str(result.pdf_path), "-"], capture_output=True,
-                              text=True, check=True).stdout
+    if (text := pdf_text(result.pdf_path)) is not None:
         assert "关键词：注意力机制；表达能力" in text
         assert "The Succinctness of Attention" in text and "Abstract" in text
         assert "[1] VASWANI A, SHAZEER N. Attention is all you need[C]" in text
