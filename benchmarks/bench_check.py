@@ -6,6 +6,9 @@ text output, a quarter with image outputs) it times, side by side:
 * ``mechnb check NB --format json`` as a whole process (best of 5), cold (an empty user cache
   each time) and again on the unchanged notebook (the renderings the previous check kept),
 * the floor: a Python process that only ``json.load``s the notebook (best of 5),
+* the parser floor: a process that also parses every markdown cell with markdown-it-py as
+  mechnb configures it (best of 5). The gate judges the TeX an export compiles (DESIGN.md §2a),
+  so a check renders every markdown cell: no check process can be faster than this,
 * both again without bytecode caching (no ``.pyc`` read or written) at 400, 1600, 6400 cells,
 * in process: ``check(path)`` (read + all rules) and ``check(paper)`` (rules only), best of 5,
   reported per cell,
@@ -28,7 +31,7 @@ from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_export import NO_BYTECODE_SIZES, no_bytecode_env
+from bench_export import NO_BYTECODE_SIZES, PARSER_FLOOR, no_bytecode_env
 from generate import write
 
 SIZES = (100, 400, 1600, 6400)
@@ -110,6 +113,7 @@ def run(report: Callable[[str, str], None]) -> None:
         for n in SIZES:
             nb = write(n, root / f"bench_{n}.ipynb")
             floor = wall([sys.executable, "-c", FLOOR, str(nb)])
+            parser = wall([sys.executable, "-c", PARSER_FLOOR, str(nb)])
             command = [sys.executable, "-m", "mechnb", "check", str(nb), "--format", "json"]
             # cold: every process with an empty user cache (nothing kept from an earlier check)
             whole = min(wall(command, repeats=1, env=_cache_env(root / f"cold-{n}-{i}"))
@@ -126,6 +130,9 @@ def run(report: Callable[[str, str], None]) -> None:
             report(f"check {n} cells: process / floor",
                    f"{whole * 1000:.0f} ms / {floor * 1000:.0f} ms = {whole / floor:.1f}x "
                    f"(target <= {TARGET:g}x)")
+            report(f"check {n} cells: markdown-it-py parse alone / floor",
+                   f"{parser * 1000:.0f} ms / {floor * 1000:.0f} ms = {parser / floor:.1f}x (a "
+                   f"process that reads the notebook and parses its markdown, nothing more)")
             report(f"check {n} cells: process again, unchanged / floor",
                    f"{kept * 1000:.0f} ms / {floor * 1000:.0f} ms = {kept / floor:.1f}x (the "
                    f"renderings the previous `mechnb check` kept in the user's cache)")

@@ -84,6 +84,50 @@ def missing() -> dict[str, Any]:
             "written zh (rules)": missing_counts(named["written zh"])}
 
 
+def second_reading() -> dict[str, dict[str, dict[str, list[int]]]]:
+    """MECH060 on the deleted copies against a second, blind reading of them
+    (``deletion_reader.json``): per set (test2 with the stored layer; the training abstracts
+    out of fold, from ``weights.json``'s ``cv_found``), per deleted move, per the reader's
+    answer to "does the text still make it?", ``[reported missing, copies]``."""
+    from mechnb.moves import analyse
+    from mechnb.moves.evaluate import deleted_copy, joined, reader_counts
+
+    items = json.loads((FIXTURES / "deletion_reader.json").read_text("utf-8"))["items"]
+    test2 = {a["id"]: a for a in sets()["real test2"]}
+    found = {m: set(ids) for m, ids in _weights()["cv_found"].items()}
+
+    def on_test2(item: dict[str, Any]) -> bool:
+        copy = deleted_copy(test2[item["id"]], item["deleted"])
+        return item["deleted"] in analyse(joined(copy), copy["lang"]).missing
+
+    return {"test2": reader_counts([i for i in items if i["id"] in test2], on_test2),
+            "training, out of fold": reader_counts(
+                [i for i in items if i["id"] not in test2],
+                lambda i: i["id"] in found[i["deleted"]])}
+
+
+def control_rows() -> list[tuple[str, str]]:
+    """How the second reader answers on the complete abstracts drawn as controls, against the
+    first labels (does some sentence carry the move?): the reading's agreement with them."""
+    from mechnb.moves.train import training_abstracts
+
+    items = json.loads((FIXTURES / "deletion_reader.json").read_text("utf-8"))["items"]
+    every = {a["id"]: a for a in [*training_abstracts(), *sets()["real test2"]]}
+    rows = []
+    for move in ("gap", "validation"):
+        tally: dict[tuple[bool, str], int] = {}
+        for item in items:
+            if item["deleted"] is None:
+                labelled = any(move in s["moves"] for s in every[item["id"]]["sentences"])
+                tally[labelled, item[move]] = tally.get((labelled, item[move]), 0) + 1
+        for labelled in (True, False):
+            answers = ", ".join(f"{a} {tally.get((labelled, a), 0)}"
+                                for a in ("yes", "unsure", "no"))
+            rows.append((f"second reader, complete controls the first labels say "
+                         f"{'make' if labelled else 'lack'} {move}", answers))
+    return rows
+
+
 def _rate(found: int, of: int) -> str:
     return f"{found}/{of} ({found / of:.1%})" if of else "-"
 
@@ -114,6 +158,14 @@ def run() -> list[tuple[str, str]]:
         rows.append((f"MECH060 {name}: per move, false alarms / deleted found", "  ".join(
             f"{m} {counts.false_alarms[m]}/{counts.present[m]}, "
             f"{counts.found[m]}/{counts.removed[m]}" for m in counts.present)))
+    reader = {"no": "no longer makes it", "unsure": "unsure",
+              "yes": "still makes it (a report is a false 'missing')"}
+    for name, by_move in second_reading().items():
+        for move, by_answer in by_move.items():
+            for answer, (got, of) in by_answer.items():
+                rows.append((f"MECH060 {name}, deleted {move}, second reader: {reader[answer]}",
+                             f"reported {_rate(got, of)}"))
+    rows += control_rows()
     from mechnb.moves.evaluate import tradeoff
 
     for move, bound, fa, present, found, removed in tradeoff(named["real test2"]):

@@ -6,7 +6,7 @@ deleted (detection)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -189,3 +189,30 @@ def tradeoff(abstracts: Iterable[Mapping[str, Any]], moves: Iterable[str] = ("ga
     return [(m, b, sum(p < b for p in scores[m][0]), len(scores[m][0]),
              sum(p < b for p in scores[m][1]), len(scores[m][1]))
             for m in moves for b in bounds]
+
+
+VERDICTS = ("no", "unsure", "yes")
+"""A second reader's answers to "does this text make the move?" (``deletion_reader.json``)."""
+
+
+def reader_counts(items: Iterable[Mapping[str, Any]],
+                  reported: Callable[[Mapping[str, Any]], bool]) -> dict[str, dict[str, list[int]]]:
+    """Per deleted move, per answer of a second reader to "does the text still make it?":
+    ``[copies reported missing, copies]``. ``items`` are ``deletion_reader.json``'s (the
+    complete controls are left out); ``reported(item)`` says whether MECH060 reports the
+    deleted move of that item's copy. A report where the reader says "yes" is a false
+    "missing" by that reading; where the reader says "no", the move really is gone."""
+    out: dict[str, dict[str, list[int]]] = {}
+    for item in items:
+        move = item["deleted"]
+        if move is None:
+            continue
+        cell = out.setdefault(move, {v: [0, 0] for v in VERDICTS})[item[move]]
+        cell[0] += reported(item)
+        cell[1] += 1
+    return out
+
+
+def deleted_copy(abstract: Mapping[str, Any], move: str) -> dict[str, Any]:
+    """``abstract`` without every sentence that makes ``move`` (as ``deletions``)."""
+    return next(copy for m, copy in deletions(abstract) if m == move)

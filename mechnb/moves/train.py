@@ -226,17 +226,36 @@ def missing_counts(copies: Sequence[Variant], presence: Sequence[dict[str, float
     for i, (v, p) in enumerate(zip(copies, presence, strict=True)):
         if split is not None and v.split != split:
             continue
-        sure = {m for m in MOVES if made is not None and made[0][i][m] >= made[1][m]}
-        if proof and v.proved:
-            sure.add("validation")  # validated by proof (``analyser.states_proof``)
         if v.removed is None:
             for move in v.present:
                 counts.present[move] += 1
-                counts.false_alarms[move] += move not in sure and p[move] < bounds[move]
+                counts.false_alarms[move] += _reported(move, i, v, p, bounds, made, proof)
         else:
             counts.removed[v.removed] += 1
-            counts.found[v.removed] += v.removed not in sure and p[v.removed] < bounds[v.removed]
+            counts.found[v.removed] += _reported(v.removed, i, v, p, bounds, made, proof)
     return counts
+
+
+def _reported(move: str, i: int, v: Variant, p: dict[str, float], bounds: dict[str, float],
+              made: Made | None, proof: bool) -> bool:
+    """Whether ``move`` is reported missing from variant ``i`` (see ``missing_counts``)."""
+    if made is not None and made[0][i][move] >= made[1][move]:
+        return False  # a sentence makes it surely enough
+    if proof and move == "validation" and v.proved:
+        return False  # validated by proof (``analyser.states_proof``)
+    return p[move] < bounds[move]
+
+
+def found_out_of_fold(abstracts: Sequence[dict[str, Any]], copies: Sequence[Variant],
+                      presence: Sequence[dict[str, float]], bounds: dict[str, float],
+                      made: Made) -> dict[str, list[str]]:
+    """Per budgeted move, the ids of the training abstracts whose copy without that move's
+    sentences reports it missing, out of fold (``weights.json``'s ``cv_found``): what a
+    second reading of those copies is compared with (``evaluate.reader_counts``)."""
+    return {m: sorted(str(abstracts[v.number]["id"]) for i, (v, p)
+                      in enumerate(zip(copies, presence, strict=True))
+                      if v.removed == m and _reported(m, i, v, p, bounds, made, True))
+            for m in BUDGETED}
 
 
 PRESENCE_EPOCHS = 60
@@ -476,6 +495,7 @@ def train(folder: Path = FIXTURES, csabstruct: Path | None = None
     for split in sorted({v.split for v in copies}):
         counts[split] = missing_counts(copies, presence_oof, bounds, split, made,
                                        proof=True).to_json()
+    found = found_out_of_fold(abstracts, copies, presence_oof, bounds, made)
     presence = {m: fit_rows(presence_rows(copies, copy_probs, m) + extra.get(m, []))
                 for m in MOVES}
     curves = {m: [list(row) for row in tradeoff(copies, presence_oof, m, made=made, proof=True)]
@@ -494,11 +514,12 @@ def train(folder: Path = FIXTURES, csabstruct: Path | None = None
                       "that probability reports the move missing (absent_below; cv_missing "
                       "counts, out of fold, present moves reported and deleted moves found; "
                       "cv_presence_curve: per candidate bound, present reported, present, "
-                      "deleted found, deleted). Do not edit by hand.",
+                      "deleted found, deleted; cv_found: per move, the abstracts whose copy "
+                      "without it reports it, out of fold). Do not edit by hand.",
              "lang": "en", "abstracts": len(abstracts), "sentences": len(data),
              "cv_f1": scores, "thresholds": chosen, "absent_below": bounds,
              "present_above": above,
-             "cv_missing": counts, "cv_presence_curve": curves,
+             "cv_missing": counts, "cv_presence_curve": curves, "cv_found": found,
              "presence_extra": {m: {"corpus": "CSAbstruct", "splits": list(CSABSTRUCT_SPLITS),
                                     "role": CSABSTRUCT_MAPPING[m], "abstracts": len(rows) // 2}
                                 for m, rows in extra.items()},

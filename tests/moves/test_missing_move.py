@@ -131,3 +131,43 @@ def test_a_move_is_judged_from_the_abstract_as_a_whole() -> None:
     # Chinese (the rules decide): missing only when no sentence has any cue for the move.
     zh = analyse("归纳头很重要。本文研究它们的形成。", "zh")
     assert "gap" in zh.missing and "contribution" not in zh.missing and zh.unsure == ()
+
+
+READING = json.loads((FIXTURES / "deletion_reader.json").read_text("utf-8"))["items"]
+
+
+def test_the_second_reading_is_of_the_deleted_copies_the_benchmark_makes(
+        fresh_training: tuple[dict[str, Any], dict[str, float]]) -> None:
+    """``deletion_reader.json`` (a blind second reading of the copies MECH060's detection is
+    measured on) covers every test2 copy without its gap or validation and every training copy
+    without its validation, each once; ``cv_found`` names exactly the training abstracts the
+    stored counts say were found; and ``reader_counts`` splits those counts by the reading."""
+    from mechnb.moves.evaluate import VERDICTS, deleted_copy, reader_counts
+    from mechnb.moves.train import training_abstracts
+
+    model, _ = fresh_training
+    training = {a["id"]: a for a in training_abstracts(FIXTURES)}
+    test2 = {a["id"]: a for a in TEST2}
+    want = {(i, m) for i, a in test2.items() for m, _ in deletions(a) if m in ("gap", "validation")}
+    want |= {(i, m) for i, a in training.items() for m, _ in deletions(a) if m == "validation"}
+    got = [(item["id"], item["deleted"]) for item in READING if item["deleted"] is not None]
+    assert sorted(got) == sorted(want)
+    assert all(item[m] in VERDICTS for item in READING for m in ("gap", "validation"))
+    controls = [item["id"] for item in READING if item["deleted"] is None]
+    assert len(controls) == len(set(controls)) == 25 and set(controls) <= {*training, *test2}
+    for item in READING:
+        if item["deleted"] is not None:
+            copy = deleted_copy({**training, **test2}[item["id"]], item["deleted"])
+            assert all(item["deleted"] not in s["moves"] for s in copy["sentences"])
+
+    found = {m: set(ids) for m, ids in model["cv_found"].items()}
+    assert model["cv_found"] == json.loads(
+        (Path(__file__).resolve().parents[2] / "mechnb" / "data" / "moves" / "weights.json")
+        .read_text("utf-8"))["cv_found"]
+    assert {m: len(ids) for m, ids in found.items()} == {
+        m: model["cv_missing"]["all"]["found"][m] for m in ("gap", "validation")}
+    assert found["validation"] <= {i for i, _ in want if i in training}
+    counts = reader_counts([i for i in READING if i["id"] in training],
+                           lambda i: i["id"] in found[i["deleted"]])
+    assert sum(c[0] for c in counts["validation"].values()) == len(found["validation"])
+    assert sum(c[1] for c in counts["validation"].values()) == 79
