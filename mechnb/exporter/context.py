@@ -48,16 +48,23 @@ class RenderCache:
 
     @staticmethod
     def stamp() -> str:
-        """Identifies the renderer: mechnb version, cache format, renderer source files."""
-        here = Path(__file__).parent
+        """Identifies the renderer: mechnb version, cache format, and the size and time of
+        every file rendering reads code or data from (the exporter's and ``mechnb.tex``'s
+        modules, the LaTeX data tables), so that an edited module or table (an editable
+        install, a development checkout) never serves renderings made by the old one."""
+        package = Path(__file__).parent.parent
+        files = sorted([*(package / "exporter").glob("*.py"), *(package / "tex").glob("*.py"),
+                        *(package / "data" / "latex").glob("*.txt"),
+                        *(package / "data" / "latex").glob("*.json")])
         stats = []
-        for name in ("markdown.py", "html.py", "escape.py", "context.py", "codes.py"):
+        for path in files:
             try:
-                st = (here / name).stat()
-                stats.append(f"{st.st_size}:{st.st_mtime_ns}")
+                st = path.stat()
+                stats.append(f"{path.name}:{st.st_size}:{st.st_mtime_ns}")
             except OSError:
                 stats.append("-")
-        return f"{__version__}/{RENDERER_VERSION}/{'/'.join(stats)}"
+        digest = hashlib.sha256("/".join(stats).encode(), usedforsecurity=False).hexdigest()[:32]
+        return f"{__version__}/{RENDERER_VERSION}/{digest}"
 
     @classmethod
     def load(cls, out_dir: Path) -> RenderCache:

@@ -172,6 +172,8 @@ class LatexRenderer:
         """Inline HTML tags open in the current paragraph, with the LaTeX closing each."""
         self.footnotes: dict[int, str] = {}
         """Rendered markdown footnotes by id (``[^label]: …``), written as ``\\footnote``."""
+        self._inside = 0
+        """How many block quotes and list items the block being rendered is in."""
 
     # ---- block level
 
@@ -235,7 +237,10 @@ class LatexRenderer:
     def heading(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
         level = int(tokens[i].tag[1:]) + self.heading_offset
         text = self.inline(tokens[i + 1].children or [])
-        if self.headings == "bold":
+        if self.headings == "bold" or self._inside:
+            # a heading in a block quote or a list item is set in bold where it stands: LaTeX's
+            # sectioning commands are not made for the inside of a list (`quote` is one), and
+            # one right after a section stopped TeX ("perhaps a missing \\item")
             return "\\par\\textbf{" + text + "}\\par", i + 3, False
         command = SECTION_COMMANDS[min(level, len(SECTION_COMMANDS)) - 1]
         return "\\" + command + "{" + text + "}", i + 3, False
@@ -263,12 +268,20 @@ class LatexRenderer:
         return "\\begin{enumerate}\n" + first + body + "\n\\end{enumerate}", j, False
 
     def list_item(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
-        body, j = self._until_close(tokens, i, "list_item_close")
+        body, j = self._inner(tokens, i, "list_item_close")
         return "\\item " + body if body else "\\item{}", j, False
 
     def blockquote(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
-        body, j = self._until_close(tokens, i, "blockquote_close")
+        body, j = self._inner(tokens, i, "blockquote_close")
         return "\\begin{quote}\n" + body + "\n\\end{quote}", j, False
+
+    def _inner(self, tokens: Sequence[Token], i: int, close: str) -> tuple[str, int]:
+        """``_until_close`` for the body of a block quote or a list item."""
+        self._inside += 1
+        try:
+            return self._until_close(tokens, i, close)
+        finally:
+            self._inside -= 1
 
     def code_block(self, tokens: Sequence[Token], i: int) -> tuple[str, int, bool]:
         return verbatim(tokens[i].content), i + 1, False
@@ -468,7 +481,10 @@ class LatexRenderer:
     def image(self, t: Token, siblings: Sequence[Token], k: int) -> str:
         path = self.image_file(t)
         if path is None:
-            return ""
+            # an image that is left out of a link leaves its alt text as the link's text (as a
+            # browser shows it when the image does not load): a badge such as "Open in Colab"
+            # would otherwise leave an empty, invisible link
+            return self.inline(t.children or []) if _inside_link(siblings, k) else ""
         return "\\includegraphics[width=\\linewidth,height=0.3\\textheight,keepaspectratio]{" \
             + path + "}"
 
@@ -670,6 +686,14 @@ INLINE_RULES: dict[str, InlineRule] = {
     "footnote_ref": LatexRenderer.footnote_ref,
 }
 """Inline token type → rule."""
+
+
+def _inside_link(siblings: Sequence[Token], k: int) -> bool:
+    """Whether inline token ``k`` of ``siblings`` lies between a link's open and close."""
+    depth = 0
+    for token in siblings[:k]:
+        depth += (token.type == "link_open") - (token.type == "link_close")
+    return depth > 0
 
 
 def _join(chunks: Sequence[tuple[str, bool]]) -> str:

@@ -71,13 +71,52 @@ def _pattern(regex: str) -> re.Pattern[str]:
     return re.compile(regex)
 
 
+def needs_encoding(text: str) -> bool:
+    """Whether the escaping looks ``text`` (one character, or a Greek word) up in pylatexenc's
+    table rather than writing it as it is."""
+    return _pattern(_NEEDS_ENCODING_CLASS).fullmatch(text) is not None
+
+
 @cache
-def _encoder() -> Any:
+def unusable_encodings() -> frozenset[int]:
+    """Code points whose pylatexenc LaTeX does not compile with mechnb's templates (a command of
+    a package they do not load, or of an encoding they do not use: ``\\mathscr``,
+    ``\\textschwa``); ``data/latex/unusable-encodings.txt``, written by
+    ``scripts/probe_encodings.py``. The escaping keeps these characters as they are."""
+    text = resources.files("mechnb").joinpath("data/latex/unusable-encodings.txt").read_text(
+        "utf-8")
+    lines = (line.strip() for line in text.splitlines())
+    return frozenset(int(line, 16) for line in lines if line and not line.startswith("%"))
+
+
+@cache
+def _pylatexenc() -> Any:
     from pylatexenc.latexencode import UnicodeToLatexEncoder
 
     return UnicodeToLatexEncoder(
         non_ascii_only=True, unknown_char_policy="keep", unknown_char_warning=False,
         replacement_latex_protection="braces-all")
+
+
+def encode_with_pylatexenc(text: str) -> str:
+    """``text`` as pylatexenc's table writes it, unusable encodings included (for the probe)."""
+    encoded: str = _pylatexenc().unicode_to_latex(text)
+    return encoded
+
+
+@cache
+def _encoder() -> Any:
+    from pylatexenc.latexencode import (
+        RULE_DICT,
+        UnicodeToLatexConversionRule,
+        UnicodeToLatexEncoder,
+    )
+
+    keep = UnicodeToLatexConversionRule(RULE_DICT, {p: chr(p) for p in unusable_encodings()},
+                                        replacement_latex_protection="none")
+    return UnicodeToLatexEncoder(
+        conversion_rules=[keep, "defaults"], non_ascii_only=True, unknown_char_policy="keep",
+        unknown_char_warning=False, replacement_latex_protection="braces-all")
 
 
 def _encode_char(match: re.Match[str]) -> str:

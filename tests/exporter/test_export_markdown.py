@@ -78,6 +78,31 @@ def test_local_image_is_copied_into_resources(tmp_path: Path) -> None:
     assert "\\caption{Attention map}" in out
 
 
+def test_an_image_left_out_of_a_link_leaves_its_alt_text_as_the_link_text() -> None:
+    """A badge link (a remote image inside a link, as notebooks open with) printed an empty,
+    invisible ``\\href``; the alt text is the link's text, as a browser shows it. Outside a
+    link a left-out image still prints nothing (the finding says why)."""
+    ctx = RenderContext(cell=0)
+    out = render_markdown("[![Run it *online*](https://badges.example/run.svg)]"
+                          "(https://notebooks.example/open/demo)\n\n"
+                          "A plot: ![loss curve](https://plots.example/loss.svg) end.", ctx)
+    assert "\\href{https://notebooks.example/open/demo}{Run it \\emph{online}}" in out
+    assert "A plot:  end." in out and "loss curve" not in out
+    assert [f.code for f in ctx.findings] == ["MECH805", "MECH805"]
+
+
+def test_a_heading_in_a_quote_or_a_list_item_is_bold_text_not_a_section() -> None:
+    """LaTeX's sectioning commands are not made for the inside of a list (``quote`` is one): a
+    ``\\section`` in a quote right after a section stopped TeX (CommonMark example 230 after
+    229). Jupyter shows such a heading inside its quote or item; it is set in bold there."""
+    out = render_markdown("# Results\n\n> ## Quoted heading\n> text\n\n- # Listed heading\n"
+                          "  more", RenderContext(cell=0))
+    assert out.startswith("\\section{Results}")
+    assert "\\begin{quote}\n\\par\\textbf{Quoted heading}\\par" in out
+    assert "\\item \\par\\textbf{Listed heading}\\par" in out
+    assert out.count("section") == 1
+
+
 def test_image_path_with_spaces(tmp_path: Path) -> None:
     (tmp_path / "my fig.png").write_bytes(b"png")
     ctx = RenderContext(cell=1, base_dir=tmp_path, files_dir="f")
