@@ -11,7 +11,10 @@ from ..roles import with_obligation
 from .document import Document
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..moves.analyser import Analysis
+    from ..moves.paper import Paragraph
     from ..notebook import Cell
     from .rule import Rule
 
@@ -90,14 +93,25 @@ def _reported_elsewhere(doc: Document, move: str) -> bool:
     return role in required
 
 
+def _notebook(doc: Document) -> bool:
+    """A notebook paper (mechnb's own genre), not LaTeX input (which has no code cells)."""
+    return any(c.cell_type == "code" for c in doc.cells)
+
+
 def _owes_lens(doc: Document) -> bool:
     """A notebook paper (mechnb's own genre) or a paper about a mechanism in
     Transformers / LLMs (``domain.mechanism_paper``) owes a lens; a LaTeX paper on another
     subject does not."""
     from .domain import mechanism_paper
 
-    notebook = any(c.cell_type == "code" for c in doc.cells)  # LaTeX input has none
-    return notebook or mechanism_paper(doc.paper)
+    return _notebook(doc) or mechanism_paper(doc.paper)
+
+
+def _context_in_prior(doc: Document, paragraphs: Sequence[Paragraph]) -> bool:
+    """In a LaTeX paper, a paragraph on what prior work has observed is the introduction's
+    context, wherever it stands ("Herein we introduce …", then "Recent work has shown …"); a
+    notebook keeps its `context` and `prior` cells apart, as its template asks."""
+    return not _notebook(doc) and any("prior" in p.moves for p in paragraphs)
 
 
 def check_introduction_moves(doc: Document, rule: Rule) -> Iterator[Finding]:
@@ -114,6 +128,8 @@ def check_introduction_moves(doc: Document, rule: Rule) -> Iterator[Finding]:
             continue
         if move == "lens" and not _owes_lens(doc):
             continue  # the lens is a move of mechanism papers about Transformers / LLMs
+        if move == "context" and _context_in_prior(doc, intro.paragraphs):
+            continue
         role = "" if move == "key-step" else f" (a `{move}` cell, `%mech {move}`)"
         yield rule.at(doc, f"the introduction has no {move} paragraph ({purpose(move, 'en')})"
                            f"{role}{_suggest(move, doc.paper.lang, INTRO_SUGGEST.get(move))}",

@@ -163,7 +163,8 @@ RULES: tuple[Rule, ...] = tuple(sorted((
        references.check_bibliography, group="references"),
     _r("MECH017", "unresolved-citation", E,
        "Add the key to the .bib or fix it.",
-       "Every `\\cite…{}` key and pandoc `[@key]` is in the notebook's .bib.",
+       "Every `\\cite…{}` key and pandoc `[@key]` is in the notebook's .bib; while a .bib the "
+       "paper names is missing, MECH016 reports that file and the keys are not judged.",
        references.check_citations, group="references"),
     _r("MECH018", "validates-unknown-label", E,
        "Make `validates` name an existing label.",

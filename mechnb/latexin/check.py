@@ -159,12 +159,16 @@ def read_for_check(path: str | Path) -> Imported:
     """The paper at ``path`` as a notebook, its bibliography named for the citation rules."""
     paper = read_latex(path, keep_hidden=False, chapters_as_latex=False)
     names = [name for name, _path, _data in paper.bib_files]
-    if not names and paper.bbl is not None:
-        names.append(paper.bbl.name)
     refused = any(p.slug == "file-refused" and p.message.startswith("the bibliography")
                   for p in paper.problems)
-    if not names and paper.bibliography and not refused:
-        names.append(paper.bibliography[0] + ".bib")  # reported missing, as for notebooks
+    absent = [] if refused else [name + ".bib" for name in paper.bibliography
+                                 if name + ".bib" not in names]
+    if (not names or absent) and paper.bbl is not None:
+        names.append(paper.bbl.name)  # the compiled bibliography holds every cited key
+    elif absent:
+        # a named .bib that is not there is reported missing, as for notebooks (not each key
+        # it would hold: `\bibliography{anthology,custom}` without the large anthology.bib)
+        names.extend(absent if names else absent[:1])
     return build_notebook(paper, ",".join(names) or None, macros=False)
 
 
@@ -206,11 +210,28 @@ _LIMITATION_CUE = re.compile(
     r"(?:[\w-]+\s+){0,2}limitations?\b(?! of (?:existing|prior|previous|other|these|those|such))"
     r"|\blimitations? of (?:our (?:[\w-]+ )?|this |the (?:present|current) )"
     r"(?:study|work|paper|thesis|report|approach|method|analysis|experiments?|results?)\b"
-    r"|^#+[^\n]*\blimitations?\b|\bwe do not (?:address|cover|study|consider)\b|局限|不足之处")
+    r"|^#+[^\n]*\blimitations?\b|\bwe do not (?:address|cover|study|consider)\b"
+    r"|\b(?:in this (?:paper|work|study|thesis),? we|this (?:paper|work|study|thesis)) "
+    r"(?:only|just) (?:consider|stud(?:y|ie)|investigat|analy[sz]|focus(?:es)? on\b|treat|address)"
+    r"|\bour (?:[\w-]+ ){0,2}(?:methods?|approach(?:es)?|algorithms?|analys[ie]s|models?|"
+    r"results?|theory|bounds?|solvers?|estimators?|procedures?|implementations?|systems?|"
+    r"framework|metrics?|techniques?)\b[^.]{0,150}\b(?:is|are) not (?:viable|scalable|feasible|"
+    r"practical|applicable)\b|局限|不足之处")
 """A sentence that names a limit of the paper itself ("the main limitation is", "one important
-limitation", "the limitations of our study", a Limitations heading), not the limitations of the
-methods it improves on."""
+limitation", "the limitations of our study", a Limitations heading, "in this paper we only
+consider ε-greedy exploration", "our algorithms … are not viable at scale"), not the limitations
+of the methods it improves on."""
 
+
+_LENS_CUE = re.compile(
+    r"(?i)\b(?:we|our|this (?:paper|work|study))\b[^.]{0,150}?\b(?:lens|perspective|viewpoint|"
+    r"framework for (?:understanding|analy[sz]ing|explaining))\b"
+    r"|\b(?:through|via|from|under) (?:the|a|an) (?:[\w-]+ ){0,2}"
+    r"(?:lens|perspective|viewpoint) of\b"
+    r"|\bwe (?:view|cast|frame|interpret|reinterpret|recast) [^.]{0,80}?\bas\b"
+    r"|视角")
+"""A sentence that names the paper's analytical perspective ("this paper explores …, revealing a
+perspective that …", "through the lens of", "we view attention as …")."""
 
 _EXPERIMENT_NAME = re.compile(r"'Experiments? ")
 _EXPERIMENT_COUNTER = re.compile(r"\\newcounter\s*\{\s*experiments?\s*\}")
@@ -233,7 +254,8 @@ def role_missing_in_text(message: str, paper: Paper) -> bool:
     its roles are read from the prose, so a gap is missing only when no sentence of the
     abstract or the introduction says what is lacking or unknown, limitations only when no
     sentence anywhere names one, a lens (the analytical perspective of a mechanism paper) is
-    asked of papers about a mechanism in Transformers / LLMs only (``domain.mechanism_paper``),
+    asked of papers about a mechanism in Transformers / LLMs only (``domain.mechanism_paper``)
+    and is missing only when neither the abstract nor the introduction names a perspective,
     and validation is missing only when no section evaluates with figures or tables."""
     from ..checker.domain import mechanism_paper
     from ..moves.paper import abstract_cell, introduction_cells
@@ -248,7 +270,13 @@ def role_missing_in_text(message: str, paper: Paper) -> bool:
         return not any(_LIMITATION_CUE.search(c.source) for c in paper.cells
                        if c.is_markdown and c.role not in ("prior", "note"))
     if "`lens`" in message:
-        return mechanism_paper(paper)
+        if not mechanism_paper(paper):
+            return False
+        cells = [*introduction_cells(paper)]
+        abstract = abstract_cell(paper)
+        if abstract is not None:
+            cells.append(abstract)
+        return not any(_LENS_CUE.search(c.source) for c in cells)
     if "no validation" in message:  # MECH002: an evaluation section with figures or tables
         return not _evaluates(paper)
     return True

@@ -142,6 +142,9 @@ class Declarations:
     delimited parameters…): not imported."""
     openers: dict[str, str] = field(default_factory=dict)
     """Macros that open or close an environment (``\\be`` → ``\\begin{equation}``)."""
+    labellers: set[str] = field(default_factory=set)
+    """Macros that set a label: their body ends in ``\\label`` (the argument that follows is
+    the label) or, with one argument, in ``\\label{#1}`` (``\\alglinelabel{alg:step}``)."""
     acronyms: dict[str, tuple[str, str]] = field(default_factory=dict)
     """Acronym key → ``(short, long)`` as written, from the acronym, acro and glossaries
     packages' definitions (``\\acro{key}[short]{long}``, ``\\newacronym{key}{short}{long}``,
@@ -217,7 +220,14 @@ def read_declarations(text: str, lookup_classes: bool = True) -> Declarations:
         opener = _ENV_OPEN.match(macro.body)
         if opener and macro.args == 0:
             out.openers[name] = macro.body.strip()
+        if "\\label" in macro.body and name != "label" and macro.args < 2:
+            tail = _LABEL_TAIL.search(mask_comments(macro.body))
+            if tail is not None and (tail.group(1) is None) == (macro.args == 0):
+                out.labellers.add(name)
     return out
+
+
+_LABEL_TAIL = re.compile(r"\\label\s*(\{\s*#1\s*\})?\s*\Z")
 
 
 _ACRONYM = re.compile(r"\\(acro|acrodef|newacro|newacronym|DeclareAcronym)(?![A-Za-z@])")
@@ -467,10 +477,18 @@ VENUE_PACKAGE = re.compile(r"(?i)^(neurips|nips|icml|iclr|colm|tmlr|acl|aaai|ijc
                            r"|corl|aistats|uai|colt|jmlr|arxiv)[\w-]*$")
 
 
+_VERBATIM = re.compile(r"\\begin\{(verbatim\*?|Verbatim|lstlisting|minted)\}.*?\\end\{\1\}",
+                       re.S)
+"""A verbatim environment: what it shows is text, not commands (a template's instructions that
+print ``\\bibliography{anthology,custom}``)."""
+
+
 def bibliography_commands(text: str) -> list[tuple[str, int]]:
     """``(name, offset)`` of the ``.bib`` files the paper uses (as written, without ``.bib``;
-    the offset of the command that names each first)."""
+    the offset of the command that names each first); not those a verbatim block shows."""
     masked = mask_comments(text)
+    if "\\begin{" in masked and _VERBATIM.search(masked):
+        masked = _VERBATIM.sub(lambda m: " " * len(m.group(0)), masked)
     out: dict[str, int] = {}
     for m in _BIB.finditer(masked):
         for name in m.group(2).split(","):

@@ -13,6 +13,7 @@ paragraphs of an experiments section that reference a statement validate it.
 
 from __future__ import annotations
 
+import bisect
 import re
 import sys
 from collections.abc import Iterator, Sequence
@@ -653,7 +654,8 @@ def read_latex(path: str | Path, *, keep_hidden: bool = True,
     """Read the paper at ``path`` (a main ``.tex`` or a folder) into blocks.
 
     ``keep_hidden``: text a macro of the paper hides (``\\newcommand{\\ignore}[1]{}``) stays as
-    raw LaTeX (for import); ``False`` drops it as TeX does (for check). ``\\iffalse … \\fi``
+    raw LaTeX (for import); ``False`` drops it as TeX does (for check), and reads a macro of the
+    paper that ends in ``\\label`` as the label it sets. ``\\iffalse … \\fi`` (or ``\\if0``)
     blocks are dropped either way, like comments. ``chapters_as_latex``: a book's ``\\chapter``
     stays a raw LaTeX cell, so the export keeps the class's sectioning (for import); ``False``
     makes it a ``#`` heading like the sections under it, one level down (for check)."""
@@ -675,6 +677,20 @@ def read_latex(path: str | Path, *, keep_hidden: bool = True,
         pattern = re.compile(r"\\(" + "|".join(map(re.escape, names)) + r")(?![A-Za-z@])")
         spans = [(m.start(), m.end(), decl.openers[m.group(1)])
                  for m in pattern.finditer(text, body_start, body_end)]
+        if spans:
+            src = src.substitute(spans)
+            text = src.text
+            body_end = _find_env_mark(text, "end", body_start) or len(text)
+            decl = read_declarations(text[:body_end])
+    # label-setting macros (\alglinelabel{alg:step}) are read as the \label they set (for
+    # check; an import keeps the paper's macro, which may also step a counter)
+    if decl.labellers and not keep_hidden:
+        names = sorted(decl.labellers, key=len, reverse=True)
+        pattern = re.compile(r"\\(" + "|".join(map(re.escape, names)) + r")(?![A-Za-z@])")
+        defined = _merged(decl.spans)
+        spans = [(m.start(), m.end(), "\\label")
+                 for m in pattern.finditer(text, body_start, body_end)
+                 if not _inside(defined, m.start())]
         if spans:
             src = src.substitute(spans)
             text = src.text
@@ -783,7 +799,9 @@ def read_latex(path: str | Path, *, keep_hidden: bool = True,
                       body_start, bib_files, bbl_data)
 
 
-_IF_TOKEN = re.compile(r"\\(if[A-Za-z@]*|fi|iffalse)(?![A-Za-z@])")
+_IF_TOKEN = re.compile(r"\\(if ?0(?=[ \t]*(?:\n|\Z)|[ \t])|if[A-Za-z@]*|fi)(?![A-Za-z@])")
+"""A conditional's tokens; ``\\if0`` (``0`` against the space after it: false) is the
+``\\iffalse`` many papers write."""
 
 
 class _TooDeep(Exception):
@@ -1012,7 +1030,7 @@ def _iffalse_blocks(text: str, start: int, end: int) -> list[tuple[int, int]]:
             continue  # in a comment
         word = m.group(1)
         if depth == 0:
-            if word == "iffalse":
+            if word in ("iffalse", "if0", "if 0"):
                 depth, opened = 1, m.start()
             continue
         if word == "fi":
@@ -1022,6 +1040,12 @@ def _iffalse_blocks(text: str, start: int, end: int) -> list[tuple[int, int]]:
         elif word.startswith("if") and word not in ("ifthenelse",):
             depth += 1
     return out
+
+
+def _inside(spans: list[tuple[int, int]], pos: int) -> bool:
+    """Is ``pos`` in one of ``spans`` (sorted, disjoint: ``_merged``)?"""
+    k = bisect.bisect_right(spans, (pos, sys.maxsize)) - 1
+    return k >= 0 and spans[k][0] <= pos < spans[k][1]
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

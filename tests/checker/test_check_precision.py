@@ -652,3 +652,151 @@ Sums of a million terms settle too.
     found = [f.message.split("'")[1] for f in paper(tmp_path, numbered) if f.code == "MECH023"]
     # the headings' numbers too: the environment numbers the experiments
     assert set(found) == {"Experiment 1", "Experiment 2", "Figure 3"}
+
+
+# ---- MECH016 / MECH017: a named .bib that is absent is one finding, not one per key ------------
+
+def test_a_missing_bib_among_several_is_reported_once_not_per_key(tmp_path: Path) -> None:
+    own = "@article{fourier, title={On heat}, author={J. Fourier}, year={1822}}\n"
+    found = paper(tmp_path, r"""
+\section{Introduction}
+Damped sums go back to \cite{euler-1748-series} and to \cite{fourier}; see
+\citet{gauss-1813-series} for their convergence.
+\bibliography{anthology,own}
+""", extra={"own.bib": own})
+    assert [f.message.split("'")[1] for f in found if f.code == "MECH016"] == ["anthology.bib"]
+    assert codes_at(found, "MECH017") == []  # the keys may well be in the missing file
+    # with every named file there, a key none of them holds is still unresolved
+    (tmp_path / "anthology.bib").write_text(
+        "@article{euler-1748-series, title={Series}, author={L. Euler}, year={1748}}\n",
+        encoding="utf-8")
+    found = check_latex(tmp_path / "main.tex")
+    assert codes_at(found, "MECH016") == []
+    assert [f.labels for f in found if f.code == "MECH017"] == [("gauss-1813-series",)]
+
+
+def test_a_bibliography_command_shown_in_verbatim_names_no_file(tmp_path: Path) -> None:
+    own = "@article{fourier, title={On heat}, author={J. Fourier}, year={1822}}\n"
+    found = paper(tmp_path, r"""
+\section{Introduction}
+Damped sums go back to \cite{fourier} and \cite{euler}. To add the large list, write
+\begin{verbatim}
+\bibliography{biglist,own}
+\end{verbatim}
+\bibliography{own}
+""", extra={"own.bib": own})
+    assert codes_at(found, "MECH016") == []
+    assert [f.labels for f in found if f.code == "MECH017"] == [("euler",)]
+
+
+# ---- MECH015: a macro of the paper that ends in \label sets a label ----------------------------
+
+def test_a_macro_that_ends_in_label_defines_the_label_it_is_given(tmp_path: Path) -> None:
+    body = r"""
+\section{Method}
+\newcounter{stepno}
+\begin{itemize}
+\item Add the next term. \steplabel{step:add}
+\item Stop when the term is small. \namedstep{step:stop}
+\end{itemize}
+Step~\ref{step:add} runs until step~\ref{step:stop} fires; step~\ref{step:halt} does not exist.
+"""
+    preamble = "\\newcommand{\\steplabel}{%\n  \\refstepcounter{stepno}% count the step\n" \
+               "  \\label% the label follows\n}\n\\newcommand{\\namedstep}[1]{\\label{#1}}\n"
+    (tmp_path / "main.tex").write_text(PREAMBLE.replace("\\begin{document}",
+                                                        preamble + "\\begin{document}")
+                                       + body + "\n\\end{document}\n", encoding="utf-8")
+    found = check_latex(tmp_path / "main.tex")
+    assert [f.labels for f in found if f.code == "MECH015"] == [("step:halt",)]
+
+
+# ---- MECH017: text between \if0 and \fi is never read, like \iffalse -----------------------------
+
+def test_text_between_if0_and_fi_is_not_read(tmp_path: Path) -> None:
+    own = "@article{fourier, title={On heat}, author={J. Fourier}, year={1822}}\n"
+    found = paper(tmp_path, r"""
+\section{Introduction}
+Damped sums go back to \cite{fourier}.
+\if0
+% a template's example entry, switched off
+\nocite{langley00}
+\fi
+\bibliography{own}
+""", extra={"own.bib": own})
+    assert codes_at(found, "MECH017") == []
+
+
+# ---- MECH001: "in this paper we only consider …" states a limit of the paper --------------------
+
+def test_what_this_paper_only_considers_is_a_limitation(tmp_path: Path) -> None:
+    def limitations(body: str) -> list[Finding]:
+        return [f for f in paper(tmp_path, body) if f.code == "MECH001" and
+                "limitations" in f.message]
+
+    assert limitations(r"""
+\section{Results}
+Every simulated damped sum settled within the predicted number of steps.
+\section{Open problems}
+\begin{itemize}
+\item In this paper we only consider constant ratios, which may not cover adaptive filters.
+\end{itemize}
+""") == []
+    assert limitations(r"""
+\section{Results}
+Every simulated damped sum settled within the predicted number of steps.
+\section{Open problems}
+Our solver stores every partial sum, which is not viable for streams that never end.
+""") == []
+    # a transition inside the argument names no limit
+    assert limitations(r"""
+\section{Results}
+So far we have only considered constant ratios, but the next section varies them, and every
+simulated damped sum settled within the predicted number of steps.
+""")
+
+
+# ---- MECH001: a mechanism paper that names its perspective has a lens --------------------------
+
+def test_a_mechanism_paper_that_names_its_perspective_has_a_lens(tmp_path: Path) -> None:
+    def lens_asked(name: str, abstract: str) -> bool:
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "main.tex").write_text(_kv_paper(abstract), encoding="utf-8")
+        return any(f.code == "MECH001" and "lens" in f.message
+                   for f in check_latex(folder / "main.tex"))
+
+    question = ("We ask by which mechanism attention heads of large language models come to "
+                "share their key-value caches during training.")
+    assert lens_asked("plain", question)
+    assert not lens_asked("perspective", question + " Reading the caches in the frequency "
+                          "domain, we give a framework for understanding which heads share.")
+    assert not lens_asked("view", question + " We view each head's cache as a low-rank "
+                          "sketch of the context.")
+
+
+# ---- MECH062: a paragraph on what prior work observed is context, wherever it stands -----------
+
+def test_a_prior_work_paragraph_after_the_opening_is_context(tmp_path: Path) -> None:
+    (tmp_path / "main.tex").write_text(r"""\documentclass{article}
+\begin{document}
+\title{Settling}
+\begin{abstract}
+Damped sums are common in signal processing. We show that they settle geometrically.
+\end{abstract}
+\section{Introduction}
+Here we introduce the settling index, a single number that tells how fast a damped sum
+forgets its first terms, and we compute it for every ratio.
+
+Earlier studies have measured settling times of damped sums on recorded signals
+\cite{euler}, and classical texts bound the tail by a geometric series \cite{gauss}. Unlike
+those bounds, which hold one ratio at a time, recent work tracks whole families of ratios.
+\section{Conclusion}
+The main limitation is that the ratios must stay below one.
+\begin{thebibliography}{9}
+\bibitem{euler} L. Euler. On series. 1748.
+\bibitem{gauss} C. F. Gauss. On convergence. 1813.
+\end{thebibliography}
+\end{document}
+""", encoding="utf-8")
+    found = check_latex(tmp_path / "main.tex")
+    assert not [f for f in found if f.code == "MECH062" and "context" in f.message]
