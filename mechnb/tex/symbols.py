@@ -4,7 +4,8 @@ Terminal output is full of them: a tqdm bar's blocks (``100%|█████▋ 
 of ``rich`` and ``torchinfo`` tables, check marks and arrows in logs, an emoji's invisible
 variation selector. pdfLaTeX stops at such a character; XeLaTeX's Latin Modern fonts have no
 glyph for it and drop it. Here each gets a ``\\newunicodechar`` definition (which works in text,
-math and verbatim, under pdfLaTeX, XeLaTeX and LuaLaTeX):
+math and verbatim, under pdfLaTeX, XeLaTeX and LuaLaTeX; LuaLaTeX reads the replacement
+character U+FFFD as another one, ``LUATEX_REPLACEMENT``):
 
 * box drawing (U+2500–U+257F) is drawn with rules, arms read from the Unicode name (light, heavy
   and double strokes, so a frame joins up from line to line);
@@ -117,4 +118,18 @@ def symbol_declarations(text: str) -> list[str]:
     if text.isascii():
         return []
     chars = sorted({ch for ch in text if ord(ch) > 0x7F and replacement(ch) is not None})
-    return ["\\newunicodechar{" + ch + "}{" + (replacement(ch) or "") + "}" for ch in chars]
+    lines = ["\\newunicodechar{" + ch + "}{" + (replacement(ch) or "") + "}" for ch in chars]
+    if "\ufffd" in chars:
+        lines.insert(chars.index("\ufffd"), LUATEX_REPLACEMENT)
+    return lines
+
+
+LUATEX_REPLACEMENT = (
+    "\\ifdefined\\directlua\\directlua{luatexbase.add_to_callback('process_input_buffer',"
+    "function(s) return (s:gsub(string.char(239,191,189),string.char(226,141,176))) end,"
+    "'mechnb.replacement')}\\fi")
+"""LuaTeX reports every U+FFFD it reads as "an invalid utf-8 sequence" (it cannot tell one
+written on purpose from its own stand-in for broken input), and the compile fails. Under LuaTeX
+this line turns each U+FFFD of the lines read after it into U+2370 (a boxed question mark),
+before TeX reads them, so the ``\\newunicodechar`` that follows defines that character instead;
+pdfLaTeX and XeLaTeX skip it (``\\directlua`` is LuaTeX's alone)."""

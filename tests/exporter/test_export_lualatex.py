@@ -68,3 +68,26 @@ def test_chinese_with_lualatex_needs_luatexja(tmp_path: Path) -> None:
     assert (out_dir / "example_paper_zh.tex").exists()
     assert not (out_dir / "example_paper_zh.pdf").exists()
     assert not (out_dir / "example_paper_zh.log").exists()
+
+
+def test_the_replacement_character_compiles_with_lualatex(tmp_path: Path) -> None:
+    """LuaTeX reports every U+FFFD it reads as an invalid UTF-8 sequence, so a notebook with a
+    replacement character (an output decoded with errors="replace", an HTML entity for an
+    invalid code point) made no PDF under LuaLaTeX. In text and in code it is now drawn as the
+    other engines draw it (a boxed question mark)."""
+    import json
+
+    from .conftest import markdown_notebook
+
+    nb = tmp_path / "fffd.ipynb"
+    nb.write_text(json.dumps(markdown_notebook(
+        "# Decoding", "The log said caf\ufffd before the fix.",
+        "```\nb'\\xff' decoded: \ufffd\n```")), "utf-8")
+    code, out, err = run_cli(str(nb), "-o", str(tmp_path / "out"), "--pdf", "--engine",
+                             "lualatex")
+    assert code == 0, err
+    pdf = Path(out.strip().splitlines()[-1])
+    assert pdf.read_bytes().startswith(b"%PDF")
+    text = pdf_text(pdf)
+    if text is not None:
+        assert "The log said caf" in text and "decoded:" in text
