@@ -490,12 +490,17 @@ def test_architecture_words_in_the_introduction_do_not_make_a_mechanism_paper(
                                "models come to share their key-value caches during training.")
 
 
+def _limitation_findings(tmp_path: Path, body: str) -> list[Finding]:
+    """The MECH001 findings that ask ``body`` (a LaTeX paper's text) for its limitations."""
+    return [f for f in paper(tmp_path, body) if f.code == "MECH001" and
+            "limitations" in f.message]
+
+
 # ---- MECH001: "the limitations of our study" names a limitation of the paper itself -------------
 
 def test_the_limitations_of_our_study_are_limitations(tmp_path: Path) -> None:
     def limitations(body: str) -> list[Finding]:
-        return [f for f in paper(tmp_path, body) if f.code == "MECH001" and
-                "limitations" in f.message]
+        return _limitation_findings(tmp_path, body)
 
     assert limitations(r"""
 \section{Results}
@@ -730,8 +735,7 @@ Damped sums go back to \cite{fourier}.
 
 def test_what_this_paper_only_considers_is_a_limitation(tmp_path: Path) -> None:
     def limitations(body: str) -> list[Finding]:
-        return [f for f in paper(tmp_path, body) if f.code == "MECH001" and
-                "limitations" in f.message]
+        return _limitation_findings(tmp_path, body)
 
     assert limitations(r"""
 \section{Results}
