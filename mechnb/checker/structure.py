@@ -350,12 +350,28 @@ def check_figure_referenced(doc: Document, rule: Rule) -> Iterator[Finding]:
             continue
         if c.label is None and _introduced_by_the_text_before(doc, c):
             continue
+        kind = _float_kind(c)
         if c.label is None:
-            yield _one(doc, rule, "this figure has no label, so the text cannot refer to it; "
-                                  "give it one (fig:…) and cite it with \\cref", c.index)
+            yield _one(doc, rule, f"this {kind} has no label, so the text cannot refer to it; "
+                                  f"give it one ({kind[:3]}:…) and cite it with \\cref", c.index)
         elif not (doc.referenced.get(c.label, set()) - {c.index}):
-            yield _one(doc, rule, f"figure {c.label} is never referenced; point to it from the "
+            yield _one(doc, rule, f"{kind} {c.label} is never referenced; point to it from the "
                                   f"text with \\cref{{{c.label}}}", c.index, (c.label,))
+
+
+_TABLE_FLOAT = lazy(r"\\begin\s*\{(?:sub)?table\*?\}")
+_FIGURE_FLOAT = lazy(r"\\begin\s*\{(?:sub)?figure\*?\}")
+
+
+def _float_kind(c: Cell) -> str:
+    """``table`` for a raw LaTeX table float (or a label that says tab:), else ``figure``:
+    what the message calls the cell, as the reader of the paper does."""
+    if c.label is not None and c.label.lower().startswith(("tab:", "table:")):
+        return "table"
+    if c.cell_type == "raw" and _TABLE_FLOAT.search(c.source) \
+            and not _FIGURE_FLOAT.search(c.source):
+        return "table"
+    return "figure"
 
 
 def check_question(doc: Document, rule: Rule) -> Iterator[Finding]:

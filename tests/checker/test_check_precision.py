@@ -604,6 +604,29 @@ Both runs use the same seed.
                                           line_of(tmp_path, "{Runs.}") - 1]
 
 
+def test_an_unreferenced_table_is_called_a_table(tmp_path: Path) -> None:
+    """MECH020 said "figure tab:steps is never referenced" of a table (found on a fresh real
+    paper); a table float, or a label that says tab:, is a table in the message."""
+    found = paper(tmp_path, r"""
+\section{Setting}
+We sweep the ratio and count the steps to settle.
+\begin{table}[h]
+\caption{Steps against the ratio.}\label{tab:steps}
+\begin{tabular}{cc}
+0.5 & 7 \\
+\end{tabular}
+\end{table}
+\begin{figure}[h]
+\centering\rule{1cm}{1cm}
+\caption{The settling curve.}\label{fig:curve}
+\end{figure}
+""")
+    messages = [f.message for f in found if f.code == "MECH020"]
+    assert len(messages) == 2
+    assert messages[0].startswith("table tab:steps is never referenced")
+    assert messages[1].startswith("figure fig:curve is never referenced")
+
+
 # ---- MECH001 / MECH062: prose written with acronym commands is read as TeX prints it ------------
 
 def test_acronym_commands_are_read_as_the_text_they_print(tmp_path: Path) -> None:
