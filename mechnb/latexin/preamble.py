@@ -396,7 +396,8 @@ def find_authors(text: str) -> list[str]:
         for part in re.split(r"\\and\b|\\AND\b|\\And\b", group[0]):
             first = re.split(r"\\\\|\\thanks|\\footnote|\\textsuperscript|\\inst|\$|\\newline",
                              part)[0]
-            name = re.sub(r"\\[A-Za-z]+\*?(\[[^\]]*\])?|[{}~]", " ", first)
+            name = re.sub(r"\\[A-Za-z]+\*?(\[[^\]]*\])?|[{}~]", " ",
+                          _ESCAPED_SPECIAL.sub(r"\1", first))
             name = " ".join(name.split()).strip(" ,")
             if name and len(name) < 60 and not re.search(r"[@\d]", name):
                 names.append(name)
@@ -405,11 +406,38 @@ def find_authors(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+_ESCAPED_SPECIAL = re.compile(r"\\([&%#_{}$])")
+_KEPT = {"{": "\ue000", "}": "\ue001", "$": "\ue002"}
+"""Escaped characters the plain text keeps, held apart while braces and ``$`` are dropped."""
+
+
 def _plain(tex: str) -> str:
-    """A front-matter line as plain text (commands and braces dropped)."""
+    """A front-matter line as plain text (commands and braces dropped; ``\\&``, ``\\{``, ``\\_``…
+    are the characters they print: the export escapes the metadata's text again)."""
+    tex = _ESCAPED_SPECIAL.sub(lambda m: _KEPT.get(m.group(1), m.group(1)), tex)
     tex = re.sub(r"\\(?:texttt|url|href|emph|textit|textbf|textrm|textsf)\s*\{", "{", tex)
     tex = re.sub(r"\\[A-Za-z@]+\*?(\[[^\]]*\])?|[{}~$^]|\\[,;:!]", " ", tex)
+    for char, held in _KEPT.items():
+        tex = tex.replace(held, char)
     return " ".join(tex.split()).strip(" ,;")
+
+
+def drop_notes(text: str) -> str:
+    """``text`` without its ``\\thanks{…}`` and ``\\footnote{…}`` (braces balanced: a note may
+    hold ``\\emph{…}``), so the name they follow stays a name."""
+    masked = mask_comments(text)
+    groups = Groups(masked)
+    out, pos = [], 0
+    for m in re.finditer(r"\\(?:thanks|footnote)(?![A-Za-z@])", masked):
+        if m.start() < pos:
+            continue
+        _opt, at = groups.optional(m.end())
+        group = groups.group(at)
+        if group is None:
+            continue
+        out.append(text[pos:m.start()])
+        pos = group[1]
+    return "".join(out) + text[pos:]
 
 
 def author_entries(text: str) -> list[dict[str, str]]:
@@ -441,7 +469,7 @@ def author_entries(text: str) -> list[dict[str, str]]:
                 entries.append(entry)
             continue
         for part in re.split(r"\\and\b|\\AND\b|\\And\b", group[0]):
-            part = re.sub(r"\\(?:thanks|footnote)\s*\{[^{}]*\}", "", part)
+            part = drop_notes(part)
             lines = [_plain(x) for x in re.split(r"\\\\(?:\[[^\]]*\])?|\\newline", part)]
             lines = [x for x in lines if x]
             if not lines or len(lines[0]) > 60:
