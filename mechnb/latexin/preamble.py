@@ -472,6 +472,10 @@ def author_entries(text: str) -> list[dict[str, str]]:
             part = drop_notes(part)
             lines = [_plain(x) for x in re.split(r"\\\\(?:\[[^\]]*\])?|\\newline", part)]
             lines = [x for x in lines if x]
+            listed = _name_list(lines)
+            if listed:  # "Ada Example, Bo Sample,\\ Cy Other": one author each
+                entries += [{"name": name} for name in listed]
+                continue
             if not lines or len(lines[0]) > 60:
                 continue
             entry = {"name": lines[0]}
@@ -485,6 +489,36 @@ def author_entries(text: str) -> list[dict[str, str]]:
         if entries:
             break
     return entries
+
+
+_PERSON = re.compile(r"[^\W\d_][\w.'’-]*(?: [^\W\d_][\w.'’-]*){0,4}")
+"""A person's name in an author list: up to five words, no digits."""
+
+
+def _name_list(lines: list[str]) -> list[str]:
+    """The names of an author group that is only a list of names separated by commas (over one
+    or more lines, none with an affiliation or e-mail), else ``[]``; a single name is not a
+    list."""
+    names = [n.strip() for line in lines for n in line.split(",") if n.strip()]
+    if len(names) < 2 or not all(_PERSON.fullmatch(n) for n in names):
+        return []
+    if not any(line.rstrip().endswith(",") or line.count(",") >= 2 for line in lines):
+        return []  # "Department of Physics, Somewhere": one affiliation, not names
+    return names
+
+
+_KEYWORDS_MACROS = ("keywords", "icmlkeywords", "ckeywords", "keyword")
+
+
+def find_keywords(text: str) -> list[str]:
+    """The paper's keywords: ``\\keywords{a \\and b}``, ``\\keywords{a, b}``, ICML's
+    ``\\icmlkeywords{a, b}`` (separated by ``\\and``, ``\\sep``, commas or semicolons), as plain
+    text."""
+    found = find_macro_arg(text, _KEYWORDS_MACROS)
+    if found is None:
+        return []
+    parts = re.split(r"\\(?:and|AND|And|sep|quad|qquad)(?![A-Za-z@])|[,;，；、]|\\\\", found[0])
+    return list(dict.fromkeys(k for k in (_plain(p) for p in parts) if k and len(k) <= 80))
 
 
 # option lists are bounded: an unclosed "[" repeated would make each match scan to the end

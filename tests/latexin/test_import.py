@@ -280,3 +280,30 @@ def test_a_bib_entry_repeated_is_kept_once(tmp_path: Path) -> None:
     assert "Second copy" not in bib and "Third" not in bib
     repeated = [f for f in result.findings if f.code == "MECH872"]
     assert len(repeated) == 1 and "repeats the entries Alpha, beta" in repeated[0].message
+
+
+def test_keywords_and_a_list_of_author_names_come_through(tmp_path: Path) -> None:
+    """Fresh real papers: an \\and group listing several names over lines ("A, B,\\\\ C") was
+    dropped as one over-long name, and \\keywords{a \\and b} vanished from the paper (it is
+    front matter the body does not hold). An affiliation with a comma stays an affiliation."""
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "main.tex").write_text(
+        "\\documentclass{article}\n\\title{Clocks in the Residual Stream}\n"
+        "\\author{\\textbf{Ada Example}\\\\ \\texttt{ada@example.org}\\\\ Lab of Clocks\n"
+        "  \\and\n  Bo Sample, Cy Other, Dee Third,\\\\\n  Eve Fourth O'Neil, Fay Fifth\n"
+        "  \\and\n  Gus Sixth \\\\ Department of Time, Example University\n}\n"
+        "\\begin{document}\n\\maketitle\n\\begin{abstract}Probes find time.\\end{abstract}\n"
+        "\\keywords{linear probes \\and activation steering \\and AI safety}\n"
+        "\\section{Introduction}\nText.\n\\end{document}\n", encoding="utf-8")
+    result = import_latex(paper / "main.tex", tmp_path / "nb" / "p.ipynb")
+    meta = result.imported.notebook["metadata"]["mechnb"]
+    assert meta["authors"] == [
+        {"name": "Ada Example", "affiliation": "Lab of Clocks", "email": "ada@example.org"},
+        {"name": "Bo Sample"}, {"name": "Cy Other"}, {"name": "Dee Third"},
+        {"name": "Eve Fourth O'Neil"}, {"name": "Fay Fifth"},
+        {"name": "Gus Sixth", "affiliation": "Department of Time, Example University"}]
+    assert meta["keywords"] == ["linear probes", "activation steering", "AI safety"]
+    rendered = render(read_paper(result.notebook_path)).latex
+    assert "Keywords:} linear probes, activation steering, AI safety" in rendered
+    assert not any("\\keywords" in c["source"] for c in result.imported.notebook["cells"])
