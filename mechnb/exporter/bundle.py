@@ -178,7 +178,7 @@ def _log_findings(result: ExportResult, workdir: Path, stem: str,
     log = (read_log(log_path) or b"").decode("utf-8", "replace")
     tokens = token_index(result.paper.cells)
     return parse_log(log, f"{stem}.tex", line_cells(result.latex, tokens), sources,
-                     tokens), log
+                     tokens, result.latex), log
 
 
 def _question_marks(pdf: Path) -> bool:

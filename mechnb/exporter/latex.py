@@ -30,7 +30,7 @@ from ..tex.markers import MARKER, line_cells
 from ..tex.symbols import symbol_declarations
 from .context import VERBATIM_BEGIN
 from .document import Block, Document
-from .styles import Style, apply_style
+from .styles import Style, apply_style, numeric_bibliography
 
 PLACEHOLDER_RE = lazy(r"\(\(\(\s*([a-z_]+)\s*\)\)\)")
 BUILTIN_TEMPLATES = {name: f"{name}.tex" for name in BUILTIN_TEMPLATE_NAMES}
@@ -417,6 +417,20 @@ def _extra_packages(doc: Document, template: str, body: str,
     return "".join(parts).rstrip("\n")
 
 
+_CLASS_LINE_RE = re.compile(r"^\\documentclass\b", re.M)
+
+
+def _numeric_citations(template: str) -> str:
+    """``template`` with natbib told, before any class or package loads it, to number the
+    citations: the references are ``\\bibitem{key}`` without an author-year label, which
+    natbib's default author-year mode refuses (``plain``, ``unsrt``, ``IEEEtran``…)."""
+    m = _CLASS_LINE_RE.search(template)
+    if m is None:
+        return template
+    return (template[:m.start()] + "\\PassOptionsToPackage{numbers,square}{natbib}% numeric "
+            "references\n" + template[m.start():])
+
+
 def keywords_line(keywords: Sequence[str], lang: str) -> str:
     """``关键词：甲；乙`` (GB/T 7713: full-width semicolons) or ``Keywords: a, b``."""
     if not keywords:
@@ -486,6 +500,9 @@ def render_latex(doc: Document, template: str | None = None, *,
                         + doc.bibliography + "}")
         if doc.bibliography.endswith(".bbl"):  # already formatted: read as it is
             bibliography = "\\input{" + doc.bibliography + "}"
+        if (bibstyle != own or doc.bibliography.endswith(".bbl")) and numeric_bibliography(
+                doc.bibliography, bibstyle, base_dir):
+            text = _numeric_citations(text)
     macros = _macros(doc)
     appendix_tex = ""
     if appendix:

@@ -44,6 +44,21 @@ _SAFE_NAME_RE = lazy(r"[^A-Za-z0-9_-]+")
 _WEB_LINK_RE = lazy(r"(?i)^(?:https?|ftp|mailto|doi):")
 
 
+def _bare_address(children: Sequence[Token], k: int) -> str | None:
+    """The address of a link at ``children[k]`` whose text is that address (``<https://…>``,
+    whose text markdown-it shows with ``%20`` decoded), else None: written as ``\\url`` it
+    breaks across lines as the url package breaks it, where ``\\href``'s text would run off
+    the page."""
+    if k + 2 >= len(children) or children[k].type != "link_open" or \
+            children[k + 1].type != "text" or children[k + 2].type != "link_close":
+        return None
+    href = str(children[k].attrs.get("href", ""))
+    shown = children[k].markup == "autolink" or children[k + 1].content == href
+    if not shown or not re.match(r"(?i)(?:https?|ftp)://", href):
+        return None
+    return href
+
+
 # --------------------------------------------------------------------------- renderer
 
 
@@ -391,7 +406,15 @@ class LatexRenderer:
     def _inline(self, children: Sequence[Token]) -> str:
         out: list[str] = []
         after_display = False
+        skip = -1
         for k, child in enumerate(children):
+            if k <= skip:
+                continue
+            url = _bare_address(children, k)
+            if url is not None:  # <https://…> prints its address as \url, which breaks lines
+                out.append("\\url{" + escape_url(url) + "}")
+                skip = k + 2
+                continue
             if child.type == "math_inline_double":
                 # display math inside a paragraph: no blank line around it (same paragraph)
                 if out:

@@ -119,15 +119,18 @@ def _error_context(lines: list[str], n: int) -> str:
 
 def parse_log(log: str, tex_name: str, cells: tuple[int | None, ...],
               sources: Mapping[int, str] | None = None,
-              markers: Mapping[str, int] | None = None) -> list[Finding]:
+              markers: Mapping[str, int] | None = None,
+              tex: str | None = None) -> list[Finding]:
     """TeX errors, undefined references and citations in ``log``, located at notebook cells
     (and, given the cell ``sources``, at the line of the cell where the culprit is written).
 
     Messages name cells by their 1-based number; a ``.tex`` line is given with the marker
     token it sits under (``markers``: token → cell index), which for a cell without an id
     counts from 0. An error in a definition the notebook wrote (hoisted to the preamble), or
-    raised while TeX expanded a macro the notebook defines, is reported at the defining cell."""
+    raised while TeX expanded a macro the notebook defines, is reported at the defining cell.
+    Given the ``tex``, an error on a line of the preamble that no cell wrote shows that line."""
     findings: list[Finding] = []
+    preamble = _preamble_lines(tex)
     seen: set[tuple[str, str, int | None]] = set()
     token_of = marker_tokens(markers)
 
@@ -157,6 +160,10 @@ def parse_log(log: str, tex_name: str, cells: tuple[int | None, ...],
                     c[1:] for c in dict.fromkeys(_COMMAND_RE.findall(read))))
                 if used is not None and used[0] != cell:
                     message = f"{message} ({used[2]} is defined in cell {used[0] + 1})"
+        if slug == "tex-error" and cell is None and line and 1 <= line <= len(preamble):
+            # no cell wrote it (not a notebook macro either): the paper's own preamble
+            where = f" (.tex line {line}, in the preamble: `{preamble[line - 1]}`" \
+                    f"{_PREAMBLE_FIX})"
         key = (slug, message, cell)
         if key in seen:
             return
@@ -214,6 +221,21 @@ def parse_log(log: str, tex_name: str, cells: tuple[int | None, ...],
     return findings
 
 
+
+
+_PREAMBLE_FIX = ("; an imported paper's preamble is its template next to the notebook "
+                 "(<notebook>.template.tex): fix the line there")
+_BEGIN_DOCUMENT_RE = re.compile(r"^[ \t]*\\begin\s*\{document\}", re.M)
+
+
+def _preamble_lines(tex: str | None) -> list[str]:
+    """The lines of ``tex`` before ``\\begin{document}``, each trimmed for a message."""
+    if not tex:
+        return []
+    m = _BEGIN_DOCUMENT_RE.search(tex)
+    if m is None:
+        return []
+    return [line.strip()[:100] for line in tex[:m.start()].split("\n")]
 
 
 def _name_culprit(message: str, context: str) -> str:
@@ -537,7 +559,7 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
         line_map = line_cells(text, cells_by_token)
         return PdfResult(pdf=previous[".pdf"], log=previous[".log"],
                          findings=parse_log(log_text, f"{stem}.tex", line_map, sources,
-                                            cells_by_token)
+                                            cells_by_token, text)
                          + missing_glyphs(log_text, text, line_map, sources),
                          files=previous)
     workdir = Path(tempfile.mkdtemp(prefix="mechnb-tex-"))  # mode 0700, ours alone
@@ -555,7 +577,7 @@ def compile_pdf(tex_path: Path, progress: Callable[[str], None] | None = None,
         returncode = _run(cmd, workdir, env, timeout, progress, cleanup=workdir)
         log_text = (_read_regular(workdir / f"{stem}.log") or b"").decode("utf-8", "replace")
         line_map = line_cells(text, cells_by_token)
-        findings = parse_log(log_text, f"{stem}.tex", line_map, sources, cells_by_token)
+        findings = parse_log(log_text, f"{stem}.tex", line_map, sources, cells_by_token, text)
         if engine != "pdflatex":  # pdfLaTeX stops at such characters instead (MECH825)
             findings += missing_glyphs(log_text, text, line_map, sources)
         copied = _copy_back(workdir, stem, tex_path, suffixes[1:] if returncode else suffixes)

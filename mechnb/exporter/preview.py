@@ -240,7 +240,8 @@ def build(notebook: str | os.PathLike[str], *, cancel: threading.Event | None = 
                                      engine=engine)
             log_text = (_read_regular(workdir / "preview.log") or b"").decode("utf-8", "replace")
             line_map = line_cells(result.latex, tokens)
-            compiled = parse_log(log_text, "preview.tex", line_map, sources, tokens)
+            compiled = parse_log(log_text, "preview.tex", line_map, sources, tokens,
+                                 result.latex)
             if engine != "pdflatex":
                 compiled += missing_glyphs(log_text, result.latex, line_map, sources)
             _rename_preview(compiled, stem)

@@ -156,18 +156,58 @@ def parse_style_argument(text: str) -> Style:
     return style
 
 
-@cache
 def kpsewhich(name: str) -> bool:
     """Whether TeX Live knows the file ``name`` (``neurips_2025.sty``, ``jmlr.cls``)."""
+    return kpsewhich_path(name) is not None
+
+
+@cache
+def kpsewhich_path(name: str) -> str | None:
+    """Where TeX Live keeps the file ``name``, or None."""
     exe = shutil.which("kpsewhich")
     if exe is None:
-        return False
+        return None
     try:
         proc = subprocess.run([exe, name], capture_output=True, text=True, timeout=30,
                               check=False, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
-        return False
-    return proc.returncode == 0 and bool(proc.stdout.strip())
+        return None
+    found = proc.stdout.strip().splitlines()
+    return found[0] if proc.returncode == 0 and found else None
+
+
+_NUMERIC_BST = re.compile(r'"\\bibitem\{"')
+_LABELLED_BST = re.compile(r'"\\bibitem\[')
+_NUMERIC_BBL = re.compile(r"^[ \t]*\\bibitem\s*\{", re.M)
+_LABELLED_BBL = re.compile(r"\\bibitem\s*\[")
+
+
+def numeric_bibliography(bibliography: str, bibliography_style: str,
+                         base_dir: Path | None) -> bool:
+    """Whether the references come out as ``\\bibitem{key}`` with no author-year label — a
+    numeric BibTeX style (``plain``, ``unsrt``, ``ieeetr``, ``IEEEtran``…) or a ``.bbl`` one
+    wrote — which natbib reads only in its ``numbers`` mode (in author-year mode it stops:
+    "Bibliography not compatible with author-year citations")."""
+    if bibliography.endswith(".bbl"):
+        text = _read_text(_local_file(base_dir, bibliography))
+        return bool(text and _NUMERIC_BBL.search(text) and not _LABELLED_BBL.search(text))
+    local = _local_file(base_dir, bibliography_style + ".bst")
+    if local is None:
+        found = kpsewhich_path(bibliography_style + ".bst")
+        local = Path(found) if found else None
+    text = _read_text(local)
+    return bool(text and _NUMERIC_BST.search(text) and not _LABELLED_BST.search(text))
+
+
+def _read_text(path: Path | str | None) -> str | None:
+    """The text of a file ``_local_file`` or ``kpsewhich_path`` found (a ``str`` is its message
+    about a link out of the folder: nothing is read)."""
+    if not isinstance(path, Path):
+        return None
+    try:
+        return read_regular(path).decode("utf-8", "replace")
+    except OSError:
+        return None
 
 
 _WHERE = {"cls": "class", "sty": "style package", "bst": "bibliography style"}
@@ -221,6 +261,11 @@ _CLASS_PARTS_RE = re.compile(r"\\documentclass(?:\[([^\]\n]*)\])?\{([^}\n]*)\}")
 _GEOMETRY_RE = re.compile(r"^\\usepackage(?:\[[^\]\n]*\])?\{geometry\}[^\n]*\n", re.M)
 
 
+_BIBSTYLE_ASIDE = ("\\let\\mechnbBibliographyStyle\\bibliographystyle"
+                   "\\renewcommand{\\bibliographystyle}[1]{}% the export names the BibTeX style\n")
+_BIBSTYLE_BACK = "\\let\\bibliographystyle\\mechnbBibliographyStyle\n"
+
+
 def _with_options(command: str, options: tuple[str, ...], name: str) -> str:
     return f"\\{command}" + (f"[{','.join(options)}]" if options else "") + "{" + name + "}"
 
@@ -242,8 +287,10 @@ def apply_style(template: str, style: Style) -> str:
     if style.document_class:
         line = _with_options("documentclass", style.class_options, style.document_class)
         template = template[:m.start()] + line + template[m.end():]
-    package = (_with_options("usepackage", style.options, style.package) + "\n"
-               if style.package else "")
+    # a venue package may name its own BibTeX style (ACL's acl.sty does): BibTeX stops at a
+    # second \bibstyle, so the style the export writes at the bibliography must be the only one
+    package = (_BIBSTYLE_ASIDE + _with_options("usepackage", style.options, style.package)
+               + "\n" + _BIBSTYLE_BACK if style.package else "")
     g = _GEOMETRY_RE.search(template)
     if g is not None:
         return template[:g.start()] + package + template[g.end():]

@@ -101,7 +101,15 @@ def _plan_bibliography(paper: LatexPaper, folder: Path, stem: str) -> tuple[str 
     found = paper.bib_files
     if found:
         texts = [data.decode("utf-8", "replace") for _name, _path, data in found]
-        cleaned = [without_file_fields(t) for t in texts]
+        cleaned, repeated = without_repeated_entries([without_file_fields(t) for t in texts])
+        if repeated:
+            shown = ", ".join(repeated[:5]) + (f" and {len(repeated) - 5} more"
+                                               if len(repeated) > 5 else "")
+            entries = "entry" if len(repeated) == 1 else "entries"
+            paper.problems.append(Problem(
+                "parse-error", f"the bibliography repeats the {entries} {shown}: BibTeX keeps "
+                f"the first of each and stops with an error (no PDF); the notebook's {stem}.bib "
+                "keeps the first only"))
         first = found[0][1]
         if len(found) == 1 and first.parent.resolve() == folder.resolve() and \
                 cleaned[0] == texts[0]:
@@ -149,6 +157,52 @@ def without_file_fields(bib: str) -> str:
             pos = end
     out.append(bib[pos:])
     return "".join(out)
+
+
+_BIB_ENTRY = re.compile(r"@[ \t]*([A-Za-z]+)[ \t\r\n]*([{(])[ \t\r\n]*([^,\s{}()]+)[ \t]*,")
+
+
+def without_repeated_entries(texts: list[str]) -> tuple[list[str], list[str]]:
+    """``texts`` (the paper's ``.bib`` files, in order) without the entries whose key an earlier
+    entry has (BibTeX compares keys without case), and those keys. BibTeX itself keeps the first
+    and counts the repeat as an error, which stops latexmk (a published paper's ``.bib`` often
+    holds one twice, which an editor that ignores BibTeX's errors never shows)."""
+    seen: set[str] = set()
+    repeated: list[str] = []
+    out: list[str] = []
+    for text in texts:
+        parts: list[str] = []
+        pos = 0
+        for m in _BIB_ENTRY.finditer(text):
+            if m.start() < pos or m.group(1).lower() in ("comment", "string", "preamble"):
+                continue
+            key = m.group(3).lower()
+            if key not in seen:
+                seen.add(key)
+                continue
+            end = _entry_end(text, m.end(2) - 1)
+            if end is None:
+                continue
+            parts.append(text[pos:m.start()])
+            pos = end
+            repeated.append(m.group(3))
+        out.append("".join(parts) + text[pos:])
+    return out, list(dict.fromkeys(repeated))
+
+
+def _entry_end(text: str, opened: int) -> int | None:
+    """The offset after the ``}`` (or ``)``) that closes the entry opened at ``opened``."""
+    close = "}" if text[opened] == "{" else ")"
+    depth = 0
+    for j in range(opened, len(text)):
+        ch = text[j]
+        if ch == "{" or (close == ")" and ch == "(" and depth == 0):
+            depth += 1
+        elif ch == "}" or (close == ")" and ch == ")" and depth == 1):
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return None
 
 
 _IMAGE_EXTENSIONS = ("", ".pdf", ".png", ".jpg", ".jpeg", ".eps")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..tex.gate import judge
-from .preamble import VENUE_PACKAGE, Macro, author_entries
+from .preamble import VENUE_PACKAGE, Macro, author_entries, find_keywords
 from .reader import Block, LatexPaper
 
 NBFORMAT_MINOR = 5
@@ -149,6 +149,9 @@ def build_notebook(paper: LatexPaper, bibliography: str | None = None, *,
         meta["authors"] = entries
     elif paper.authors:
         meta["authors"] = paper.authors
+    keywords = find_keywords(paper.source.text)
+    if keywords:
+        meta["keywords"] = keywords
     if bibliography:
         meta["bibliography"] = bibliography
     style = venue_style(paper)

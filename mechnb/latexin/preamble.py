@@ -406,7 +406,8 @@ def find_authors(text: str) -> list[str]:
         for part in re.split(r"\\and\b|\\AND\b|\\And\b", group[0]):
             first = re.split(r"\\\\|\\thanks|\\footnote|\\textsuperscript|\\inst|\$|\\newline",
                              part)[0]
-            name = re.sub(r"\\[A-Za-z]+\*?(\[[^\]]*\])?|[{}~]", " ", first)
+            name = re.sub(r"\\[A-Za-z]+\*?(\[[^\]]*\])?|[{}~]", " ",
+                          _ESCAPED_SPECIAL.sub(r"\1", first))
             name = " ".join(name.split()).strip(" ,")
             if name and len(name) < 60 and not re.search(r"[@\d]", name):
                 names.append(name)
@@ -415,11 +416,38 @@ def find_authors(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+_ESCAPED_SPECIAL = re.compile(r"\\([&%#_{}$])")
+_KEPT = {"{": "\ue000", "}": "\ue001", "$": "\ue002"}
+"""Escaped characters the plain text keeps, held apart while braces and ``$`` are dropped."""
+
+
 def _plain(tex: str) -> str:
-    """A front-matter line as plain text (commands and braces dropped)."""
+    """A front-matter line as plain text (commands and braces dropped; ``\\&``, ``\\{``, ``\\_``…
+    are the characters they print: the export escapes the metadata's text again)."""
+    tex = _ESCAPED_SPECIAL.sub(lambda m: _KEPT.get(m.group(1), m.group(1)), tex)
     tex = re.sub(r"\\(?:texttt|url|href|emph|textit|textbf|textrm|textsf)\s*\{", "{", tex)
     tex = re.sub(r"\\[A-Za-z@]+\*?(\[[^\]]*\])?|[{}~$^]|\\[,;:!]", " ", tex)
+    for char, held in _KEPT.items():
+        tex = tex.replace(held, char)
     return " ".join(tex.split()).strip(" ,;")
+
+
+def drop_notes(text: str) -> str:
+    """``text`` without its ``\\thanks{…}`` and ``\\footnote{…}`` (braces balanced: a note may
+    hold ``\\emph{…}``), so the name they follow stays a name."""
+    masked = mask_comments(text)
+    groups = Groups(masked)
+    out, pos = [], 0
+    for m in re.finditer(r"\\(?:thanks|footnote)(?![A-Za-z@])", masked):
+        if m.start() < pos:
+            continue
+        _opt, at = groups.optional(m.end())
+        group = groups.group(at)
+        if group is None:
+            continue
+        out.append(text[pos:m.start()])
+        pos = group[1]
+    return "".join(out) + text[pos:]
 
 
 def author_entries(text: str) -> list[dict[str, str]]:
@@ -451,9 +479,13 @@ def author_entries(text: str) -> list[dict[str, str]]:
                 entries.append(entry)
             continue
         for part in re.split(r"\\and\b|\\AND\b|\\And\b", group[0]):
-            part = re.sub(r"\\(?:thanks|footnote)\s*\{[^{}]*\}", "", part)
+            part = drop_notes(part)
             lines = [_plain(x) for x in re.split(r"\\\\(?:\[[^\]]*\])?|\\newline", part)]
             lines = [x for x in lines if x]
+            listed = _name_list(lines)
+            if listed:  # "Ada Example, Bo Sample,\\ Cy Other": one author each
+                entries += [{"name": name} for name in listed]
+                continue
             if not lines or len(lines[0]) > 60:
                 continue
             entry = {"name": lines[0]}
@@ -467,6 +499,36 @@ def author_entries(text: str) -> list[dict[str, str]]:
         if entries:
             break
     return entries
+
+
+_PERSON = re.compile(r"[^\W\d_][\w.'’-]*(?: [^\W\d_][\w.'’-]*){0,4}")
+"""A person's name in an author list: up to five words, no digits."""
+
+
+def _name_list(lines: list[str]) -> list[str]:
+    """The names of an author group that is only a list of names separated by commas (over one
+    or more lines, none with an affiliation or e-mail), else ``[]``; a single name is not a
+    list."""
+    names = [n.strip() for line in lines for n in line.split(",") if n.strip()]
+    if len(names) < 2 or not all(_PERSON.fullmatch(n) for n in names):
+        return []
+    if not any(line.rstrip().endswith(",") or line.count(",") >= 2 for line in lines):
+        return []  # "Department of Physics, Somewhere": one affiliation, not names
+    return names
+
+
+_KEYWORDS_MACROS = ("keywords", "icmlkeywords", "ckeywords", "keyword")
+
+
+def find_keywords(text: str) -> list[str]:
+    """The paper's keywords: ``\\keywords{a \\and b}``, ``\\keywords{a, b}``, ICML's
+    ``\\icmlkeywords{a, b}`` (separated by ``\\and``, ``\\sep``, commas or semicolons), as plain
+    text."""
+    found = find_macro_arg(text, _KEYWORDS_MACROS)
+    if found is None:
+        return []
+    parts = re.split(r"\\(?:and|AND|And|sep|quad|qquad)(?![A-Za-z@])|[,;，；、]|\\\\", found[0])
+    return list(dict.fromkeys(k for k in (_plain(p) for p in parts) if k and len(k) <= 80))
 
 
 # option lists are bounded: an unclosed "[" repeated would make each match scan to the end

@@ -186,6 +186,8 @@ class LatexPaper:
 
 _REF = re.compile(r"\\(?:ref|eqref|cref|Cref|autoref|Autoref|vref|nameref|labelcref|cpageref)"
                   r"\*?\{([^{}]*)\}")
+_TITLE_BREAK = re.compile(r"\\\\\*?(?:\s*\[[^\]]{0,100}\])?|\\newline(?![A-Za-z@])")
+"""A line break written in ``\\title{…}`` (``\\\\``, ``\\\\[2pt]``, ``\\newline``)."""
 _BIB_COMMAND = re.compile(r"\\(?:bibliographystyle|bibliography|addbibresource|printbibliography)"
                           r"(?![A-Za-z@])\s*(?:\[[^\]]{0,1000}\])?\s*(?:\{[^{}]*\})?")
 _CITES = re.compile(r"\\[A-Za-z]*cite[A-Za-z]*\*?[\[{]|\[@")
@@ -777,12 +779,14 @@ def read_latex(path: str | Path, *, keep_hidden: bool = True,
     title = find_title(text[:body_end])
     title_text = None
     if title is not None:
-        plain = " ".join(re.sub(r"\\[A-Za-z]+\*?|[{}]|\\\\", " ", title[0]).split())
+        # a line break in the title is the space between two words in the metadata's one line
+        written = _TITLE_BREAK.sub(" ", title[0])
+        plain = " ".join(re.sub(r"\\[A-Za-z]+\*?|[{}]|\\\\", " ", written).split())
         try:
-            with _deep_enough(nesting_depth(mask_comments(title[0]))[0]):
-                tw = LatexWalker(title[0], latex_context=_context_db(), tolerant_parsing=True)
+            with _deep_enough(nesting_depth(mask_comments(written))[0]):
+                tw = LatexWalker(written, latex_context=_context_db(), tolerant_parsing=True)
                 tnodes, _, _ = tw.get_latex_nodes()
-                title_text = Converter(title[0], decl).inline(
+                title_text = Converter(written, decl).inline(
                     [n for n in tnodes if not (isinstance(n, LatexMacroNode) and n.macroname in (
                         "\\", "newline", "thanks", "footnote", "centering"))]) or None
         except (Unconvertible, _TooDeep, RecursionError, LatexWalkerError):

@@ -270,3 +270,22 @@ def test_a_chinese_paper_has_keywords_english_front_matter_and_gbt7714(tmp_path:
         assert "关键词：注意力机制；表达能力" in text
         assert "The Succinctness of Attention" in text and "Abstract" in text
         assert "[1] VASWANI A, SHAZEER N. Attention is all you need[C]" in text
+
+
+def test_an_error_in_the_papers_own_preamble_shows_the_line() -> None:
+    """Fresh real paper: \\renewcommand of a counter macro no package defined stopped the
+    compile at "(.tex line 5)" and nothing said that the line is the paper's own preamble,
+    which an import keeps in the template next to the notebook (hand-written log)."""
+    tex = ("\\documentclass{article}\n\\usepackage{amsmath}\n\\usepackage{hyperref}\n"
+           "% the paper's own line\n\\renewcommand{\\theHwidget}{\\arabic{widget}}\n"
+           "\\begin{document}\nText.\n\\end{document}\n")
+    log = ("./paper.tex:5: LaTeX Error: Command \\theHwidget undefined.\n\n"
+           "See the LaTeX manual or LaTeX Companion for explanation.\n"
+           "Type  H <return>  for immediate help.\n ...\n\n"
+           "l.5 \\renewcommand{\\theHwidget}\n                               {\\arabic{widget}}\n")
+    [found] = parse_log(log, "paper.tex", (None,) * 8, {}, None, tex)
+    assert found.cell is None
+    assert "(.tex line 5, in the preamble: `\\renewcommand{\\theHwidget}{\\arabic{widget}}`" \
+        in found.message and "template.tex): fix the line there" in found.message
+    [bare] = parse_log(log, "paper.tex", (None,) * 8, {})  # no .tex text: as before
+    assert bare.message.endswith("(.tex line 5)")

@@ -302,3 +302,17 @@ def test_leaving_a_font_class_never_entered_changes_nothing(tmp_path: Path) -> N
                           timeout=120, check=False)
     assert done.returncode == 0, done.stdout[-1500:]
     assert (tmp_path / "leave.pdf").exists()
+
+
+def test_a_link_that_shows_its_address_breaks_like_a_url() -> None:
+    """Fresh real papers: \\url{…} in a footnote imports as <https://…>, which was exported as
+    \\href{…}{…} with the address as escaped text: a long address cannot break and ran off the
+    page. Written as \\url it breaks as the url package breaks it; a named link stays \\href."""
+    ctx = RenderContext(cell=0)
+    out = render_markdown(
+        "Slides: <https://example.org/presentation/d/a_long_identifier%20with#part>; "
+        "the [project page](https://example.org/p_q) and <mailto:ada@example.org>.", ctx)
+    assert "\\url{https://example.org/presentation/d/a_long_identifier\\%20with\\#part}" in out
+    assert "\\href{https://example.org/p_q}{project page}" in out
+    assert "\\href{mailto:ada@example.org}{" in out
+    assert not ctx.findings

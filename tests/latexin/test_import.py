@@ -229,3 +229,81 @@ def test_a_chinese_paper_imports_and_compiles_with_xelatex(tmp_path: Path) -> No
     assert pdf.exists(), text + err
     words = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True).stdout
     assert "定理 2（形成顺序）" in words and "复制回路按固定顺序形成" in words
+
+
+def test_front_matter_is_plain_text_with_names_kept(tmp_path: Path) -> None:
+    """Fresh real papers: a title broken over two lines lost the space between the two words
+    ("Pairingfor"), an author whose \\thanks held \\emph{…} was dropped, and "\\&" or an e-mail
+    written as \\{a, b\\}@… came out of the PDF as backslashes (hand-written, not copied)."""
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "main.tex").write_text(
+        "\\documentclass{article}\n"
+        "\\title{Heads That Copy\\\\and Heads That Count\\\\[2pt] in Small Models}\n"
+        "\\author{%\n  Ada Example\\thanks{Work done while visiting; \\emph{not} a funding note.}"
+        " \\\\\n  Department of Things \\\\\n  \\texttt{ada@example.org}\n  \\And\n"
+        "  Bo Sample \\& Cy Other \\\\\n  Institute of Stuff \\\\\n"
+        "  \\texttt{\\{bo, cy\\}@example.org}\n}\n"
+        "\\begin{document}\n\\maketitle\n\\section{Introduction}\nText.\n\\end{document}\n",
+        encoding="utf-8")
+    result = import_latex(paper / "main.tex", tmp_path / "nb" / "p.ipynb")
+    meta = result.imported.notebook["metadata"]["mechnb"]
+    assert meta["title"] == "Heads That Copy and Heads That Count in Small Models"
+    assert meta["authors"] == [
+        {"name": "Ada Example", "affiliation": "Department of Things",
+         "email": "ada@example.org"},
+        {"name": "Bo Sample & Cy Other", "affiliation": "Institute of Stuff",
+         "email": "{bo, cy}@example.org"}]
+    rendered = render(read_paper(result.notebook_path)).latex
+    assert "Bo Sample \\& Cy Other" in rendered and "\\{bo, cy\\}@example.org" in rendered
+    assert "\\textbackslash" not in rendered
+
+
+def test_a_bib_entry_repeated_is_kept_once(tmp_path: Path) -> None:
+    """BibTeX counts a repeated key as an error, which stops latexmk: no PDF for a paper whose
+    editor never showed it. The notebook's .bib keeps the first entry, as BibTeX does."""
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "main.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\nText \\citep{alpha, beta}.\n"
+        "\\bibliographystyle{plainnat}\n\\bibliography{refs}\n\\end{document}\n",
+        encoding="utf-8")
+    (paper / "refs.bib").write_text(
+        "@article{alpha,\n  title = {First {Copy}},\n  year = {2020}\n}\n\n"
+        "@misc{beta,\n  title = {Only one},\n  year = {2021}\n}\n\n"
+        "@inproceedings{Alpha,\n  title = {Second copy (with {braces})},\n  year = {2022}\n}\n"
+        "@string{jn = {Journal}}\n@misc(beta, title = {Third}, year = {2023})\n",
+        encoding="utf-8")
+    result = import_latex(paper / "main.tex", tmp_path / "nb" / "p.ipynb")
+    bib = (tmp_path / "nb" / "p.bib").read_text(encoding="utf-8")
+    assert "First {Copy}" in bib and "Only one" in bib and "@string{jn" in bib
+    assert "Second copy" not in bib and "Third" not in bib
+    repeated = [f for f in result.findings if f.code == "MECH872"]
+    assert len(repeated) == 1 and "repeats the entries Alpha, beta" in repeated[0].message
+
+
+def test_keywords_and_a_list_of_author_names_come_through(tmp_path: Path) -> None:
+    """Fresh real papers: an \\and group listing several names over lines ("A, B,\\\\ C") was
+    dropped as one over-long name, and \\keywords{a \\and b} vanished from the paper (it is
+    front matter the body does not hold). An affiliation with a comma stays an affiliation."""
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "main.tex").write_text(
+        "\\documentclass{article}\n\\title{Clocks in the Residual Stream}\n"
+        "\\author{\\textbf{Ada Example}\\\\ \\texttt{ada@example.org}\\\\ Lab of Clocks\n"
+        "  \\and\n  Bo Sample, Cy Other, Dee Third,\\\\\n  Eve Fourth O'Neil, Fay Fifth\n"
+        "  \\and\n  Gus Sixth \\\\ Department of Time, Example University\n}\n"
+        "\\begin{document}\n\\maketitle\n\\begin{abstract}Probes find time.\\end{abstract}\n"
+        "\\keywords{linear probes \\and activation steering \\and AI safety}\n"
+        "\\section{Introduction}\nText.\n\\end{document}\n", encoding="utf-8")
+    result = import_latex(paper / "main.tex", tmp_path / "nb" / "p.ipynb")
+    meta = result.imported.notebook["metadata"]["mechnb"]
+    assert meta["authors"] == [
+        {"name": "Ada Example", "affiliation": "Lab of Clocks", "email": "ada@example.org"},
+        {"name": "Bo Sample"}, {"name": "Cy Other"}, {"name": "Dee Third"},
+        {"name": "Eve Fourth O'Neil"}, {"name": "Fay Fifth"},
+        {"name": "Gus Sixth", "affiliation": "Department of Time, Example University"}]
+    assert meta["keywords"] == ["linear probes", "activation steering", "AI safety"]
+    rendered = render(read_paper(result.notebook_path)).latex
+    assert "Keywords:} linear probes, activation steering, AI safety" in rendered
+    assert not any("\\keywords" in c["source"] for c in result.imported.notebook["cells"])

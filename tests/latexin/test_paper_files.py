@@ -251,3 +251,68 @@ def test_a_class_with_its_own_proof_and_front_matter_in_the_body_compiles(
     words = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
                            check=True).stdout
     assert "Heads form in order." in words and "By induction." in words
+
+
+# A stand-in for a venue package that names its own BibTeX style, as ACL's acl.sty does
+# (hand-written, not copied): the export's \bibliographystyle would be a second one.
+OWN_BIBSTYLE_STY = r"""\NeedsTeXFormat{LaTeX2e}
+\ProvidesPackage{acl2099}[2099/01/01 stand-in venue style]
+\DeclareOption{review}{}
+\ProcessOptions\relax
+\RequirePackage{natbib}
+\bibliographystyle{acl2099_natbib}
+\AtBeginDocument{\typeout{Venue 2099 style loaded}}
+"""
+
+
+@pytest.mark.skipif(not HAS_TEX, reason="TeX Live (pdflatex, latexmk, pdftotext) not installed")
+def test_a_venue_package_that_names_its_own_bibstyle_compiles(tmp_path: Path) -> None:
+    """Fresh real papers (ACL's style): BibTeX stopped at the second \\bibstyle and latexmk
+    made no PDF. The export's style is the only one BibTeX sees."""
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "acl2099.sty").write_text(OWN_BIBSTYLE_STY, encoding="utf-8")
+    (paper / "main.tex").write_text(
+        "\\documentclass[11pt]{article}\n\\usepackage[review]{acl2099}\n\\begin{document}\n"
+        "\\section{Introduction}\nInduction heads copy tokens \\citep{heads}.\n"
+        "\\bibliography{refs}\n\\end{document}\n", encoding="utf-8")
+    (paper / "refs.bib").write_text(
+        "@article{heads,\n  author = {Example, Ada},\n  title = {Heads that copy},\n"
+        "  journal = {Journal of Circuits},\n  year = {2022}\n}\n", encoding="utf-8")
+    out = tmp_path / "nb" / "p.ipynb"
+    code, text, err = run("import", str(paper / "main.tex"), "-o", str(out), "--yes")
+    assert code == 0, text + err
+    code, text, err = run("export", str(out), "--pdf")
+    pdf = tmp_path / "nb" / "build" / "p" / "p.pdf"
+    assert code == 0 and pdf.exists(), text + err
+    words = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                           check=True).stdout
+    assert "[Example, 2022]" in words and "Heads that copy" in words
+
+
+@pytest.mark.skipif(not HAS_TEX, reason="TeX Live (pdflatex, latexmk, pdftotext) not installed")
+def test_a_numeric_bibliography_style_compiles_with_numbered_citations(tmp_path: Path) -> None:
+    """Fresh real papers: \\bibliographystyle{plain} writes \\bibitem{key} without an
+    author-year label, and natbib (which the export loads in author-year mode) stopped on it:
+    no PDF. The citations are numbered, as the paper printed them."""
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "main.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\section{Introduction}\n"
+        "Probes read the residual stream \\cite{probe, steer}.\n"
+        "\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n",
+        encoding="utf-8")
+    (paper / "refs.bib").write_text(
+        "@article{probe,\n  author = {Example, Ada},\n  title = {Linear probes of time},\n"
+        "  journal = {Journal of Probes},\n  year = {2023}\n}\n"
+        "@misc{steer,\n  author = {Sample, Bo},\n  title = {Steering by adding},\n"
+        "  year = {2024}\n}\n", encoding="utf-8")
+    out = tmp_path / "nb" / "p.ipynb"
+    code, text, err = run("import", str(paper / "main.tex"), "-o", str(out), "--yes")
+    assert code == 0, text + err
+    code, text, err = run("export", str(out), "--pdf")
+    pdf = tmp_path / "nb" / "build" / "p" / "p.pdf"
+    assert code == 0 and pdf.exists(), text + err
+    words = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                           check=True).stdout
+    assert "residual stream [1, 2]" in words and "Linear probes of time" in words
