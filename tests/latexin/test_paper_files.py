@@ -265,6 +265,19 @@ OWN_BIBSTYLE_STY = r"""\NeedsTeXFormat{LaTeX2e}
 """
 
 
+def _import_and_export(main: Path, folder: Path) -> str:
+    """Import ``main`` into ``folder/p.ipynb`` (approving what it brings), export it with
+    ``--pdf`` and return the PDF's text; both steps must succeed."""
+    out = folder / "p.ipynb"
+    code, text, err = run("import", str(main), "-o", str(out), "--yes")
+    assert code == 0, text + err
+    code, text, err = run("export", str(out), "--pdf")
+    pdf = folder / "build" / "p" / "p.pdf"
+    assert code == 0 and pdf.exists(), text + err
+    return subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+
+
 @pytest.mark.skipif(not HAS_TEX, reason="TeX Live (pdflatex, latexmk, pdftotext) not installed")
 def test_a_venue_package_that_names_its_own_bibstyle_compiles(tmp_path: Path) -> None:
     """Fresh real papers (ACL's style): BibTeX stopped at the second \\bibstyle and latexmk
@@ -279,14 +292,7 @@ def test_a_venue_package_that_names_its_own_bibstyle_compiles(tmp_path: Path) ->
     (paper / "refs.bib").write_text(
         "@article{heads,\n  author = {Example, Ada},\n  title = {Heads that copy},\n"
         "  journal = {Journal of Circuits},\n  year = {2022}\n}\n", encoding="utf-8")
-    out = tmp_path / "nb" / "p.ipynb"
-    code, text, err = run("import", str(paper / "main.tex"), "-o", str(out), "--yes")
-    assert code == 0, text + err
-    code, text, err = run("export", str(out), "--pdf")
-    pdf = tmp_path / "nb" / "build" / "p" / "p.pdf"
-    assert code == 0 and pdf.exists(), text + err
-    words = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
-                           check=True).stdout
+    words = _import_and_export(paper / "main.tex", tmp_path / "nb")
     assert "[Example, 2022]" in words and "Heads that copy" in words
 
 
@@ -307,12 +313,5 @@ def test_a_numeric_bibliography_style_compiles_with_numbered_citations(tmp_path:
         "  journal = {Journal of Probes},\n  year = {2023}\n}\n"
         "@misc{steer,\n  author = {Sample, Bo},\n  title = {Steering by adding},\n"
         "  year = {2024}\n}\n", encoding="utf-8")
-    out = tmp_path / "nb" / "p.ipynb"
-    code, text, err = run("import", str(paper / "main.tex"), "-o", str(out), "--yes")
-    assert code == 0, text + err
-    code, text, err = run("export", str(out), "--pdf")
-    pdf = tmp_path / "nb" / "build" / "p" / "p.pdf"
-    assert code == 0 and pdf.exists(), text + err
-    words = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
-                           check=True).stdout
+    words = _import_and_export(paper / "main.tex", tmp_path / "nb")
     assert "residual stream [1, 2]" in words and "Linear probes of time" in words
