@@ -99,7 +99,7 @@ demo: tex install bytecode
 
 ## The whole test suite: unit, TeX compile, real kernel, real browser.
 test: tex chromium install bytecode
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15
 
 ## JupyterLab on notebooks/ with the extension.
 ## Real-time collaboration (jupyter-collaboration, installed for the tests) stays off unless
