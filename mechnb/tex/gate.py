@@ -798,8 +798,11 @@ def judge_document(tex: str, regions: Iterable[Region], files: Mapping[str, byte
         judged.append(Region(cursor, len(tex), "field", None, "unaccounted"))
     blocks = sorted((r for r in regions if r.source == "block"), key=lambda r: r.start)
     starts = [b.start for b in blocks]
+    # a macro of the paper's own template file is the paper's own too: its definition is
+    # judged where it is written (the file, reviewed and approved as a whole by its hash), so
+    # a cell that uses it (`$\R$` of an imported paper) is not listed for review once more
     defined = defined_names(tex[r.start:r.end] for r in judged
-                            if r.source in ("field", "definitions", "preamble"))
+                            if r.source in ("field", "definitions", "preamble", "template-file"))
     off_list: dict[tuple[int | None, str], list[Hit]] = {}
     texts: dict[tuple[int | None, str], list[str]] = {}
     template_parts: dict[str, list[str]] = {}

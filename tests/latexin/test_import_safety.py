@@ -285,3 +285,26 @@ def test_on_a_terminal_the_user_is_asked_once(tmp_path: Path, monkeypatch: pytes
     else:
         assert pending and not approved_digests()
         assert f"mechnb trust {out}" in text
+
+
+def test_a_macro_of_the_papers_template_is_reviewed_once_with_the_template(
+        tmp_path: Path) -> None:
+    """A fresh real paper listed 47 items to review after its import, mostly cells that use
+    `\\R` or `\\op` from its own preamble (the imported template file). The template is reviewed
+    and approved as a whole, by its hash, with those definitions in it: a cell that uses one is
+    not listed again. A macro defined nowhere still is, and the template stays one item."""
+    (tmp_path / "paper").mkdir()
+    (tmp_path / "paper" / "main.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{amssymb}\n\\newcommand{\\R}{\\mathbb{R}}\n"
+        "\\DeclareMathOperator{\\op}{op}\n\\begin{document}\n\\section{Setting}\n"
+        "Let $x \\in \\R^d$ and $\\op(x) = 0$.\n\nAgain $y \\in \\R$.\n\n"
+        "Then $\\nowhere{y}$.\n\\end{document}\n")
+    out = tmp_path / "nb" / "p.ipynb"
+    code, _, err = run("import", str(tmp_path / "paper" / "main.tex"), "-o", str(out))
+    assert code == 0, err
+    verdict = assess(read_paper(out))
+    where = sorted(item.where for item in verdict.review)
+    assert len(where) == 2 and any("template" in w for w in where), where
+    assert any("nowhere" in item.reason for item in verdict.review)
+    assert not any("`\\R`" in item.reason or "`\\op`" in item.reason for item in verdict.review)
+    assert not verdict.refused
