@@ -475,19 +475,28 @@ The main limitation is that very deep models lose accuracy when more than two la
 """
 
 
+def _lens_asked(folder: Path, abstract: str) -> bool:
+    """Whether MECH001 asks for a lens of the key-value-cache paper with ``abstract``."""
+    folder.mkdir()
+    (folder / "main.tex").write_text(_kv_paper(abstract), encoding="utf-8")
+    return any(f.code == "MECH001" and "lens" in f.message
+               for f in check_latex(folder / "main.tex"))
+
+
 def test_architecture_words_in_the_introduction_do_not_make_a_mechanism_paper(
         tmp_path: Path) -> None:
     def lens_asked(name: str, abstract: str) -> bool:
-        folder = tmp_path / name
-        folder.mkdir()
-        (folder / "main.tex").write_text(_kv_paper(abstract), encoding="utf-8")
-        return any(f.code == "MECH001" and "lens" in f.message
-                   for f in check_latex(folder / "main.tex"))
+        return _lens_asked(tmp_path / name, abstract)
 
     assert not lens_asked("uses", "We halve the memory of decoding with large language models "
                                   "by sharing key-value caches between layers, at equal accuracy.")
     assert lens_asked("about", "We ask by which mechanism attention heads of large language "
                                "models come to share their key-value caches during training.")
+
+
+SETTLED = ("\n\\section{Results}\n"
+           "Every simulated damped sum settled within the predicted number of steps.\n")
+"""The results paragraph the limitation tests' papers open with."""
 
 
 def _limitation_findings(tmp_path: Path, body: str) -> list[Finding]:
@@ -499,18 +508,13 @@ def _limitation_findings(tmp_path: Path, body: str) -> list[Finding]:
 # ---- MECH001: "the limitations of our study" names a limitation of the paper itself -------------
 
 def test_the_limitations_of_our_study_are_limitations(tmp_path: Path) -> None:
-    def limitations(body: str) -> list[Finding]:
-        return _limitation_findings(tmp_path, body)
-
-    assert limitations(r"""
-\section{Results}
-Every simulated damped sum settled within the predicted number of steps.
+    assert _limitation_findings(tmp_path, SETTLED + r"""
 \section{Future work}
 We should acknowledge the limitations of our study: only ratios between zero and one were
 simulated, and the sequences were short.
 """) == []
     # the limitations of the methods the paper improves on are not its own
-    assert limitations(r"""
+    assert _limitation_findings(tmp_path, r"""
 \section{Results}
 Every simulated damped sum settled within the predicted number of steps, despite the
 limitations of existing solvers on long sequences.
@@ -757,25 +761,18 @@ Damped sums go back to \cite{fourier}.
 # ---- MECH001: "in this paper we only consider …" states a limit of the paper --------------------
 
 def test_what_this_paper_only_considers_is_a_limitation(tmp_path: Path) -> None:
-    def limitations(body: str) -> list[Finding]:
-        return _limitation_findings(tmp_path, body)
-
-    assert limitations(r"""
-\section{Results}
-Every simulated damped sum settled within the predicted number of steps.
+    assert _limitation_findings(tmp_path, SETTLED + r"""
 \section{Open problems}
 \begin{itemize}
 \item In this paper we only consider constant ratios, which may not cover adaptive filters.
 \end{itemize}
 """) == []
-    assert limitations(r"""
-\section{Results}
-Every simulated damped sum settled within the predicted number of steps.
+    assert _limitation_findings(tmp_path, SETTLED + r"""
 \section{Open problems}
 Our solver stores every partial sum, which is not viable for streams that never end.
 """) == []
     # a transition inside the argument names no limit
-    assert limitations(r"""
+    assert _limitation_findings(tmp_path, r"""
 \section{Results}
 So far we have only considered constant ratios, but the next section varies them, and every
 simulated damped sum settled within the predicted number of steps.
@@ -786,11 +783,7 @@ simulated damped sum settled within the predicted number of steps.
 
 def test_a_mechanism_paper_that_names_its_perspective_has_a_lens(tmp_path: Path) -> None:
     def lens_asked(name: str, abstract: str) -> bool:
-        folder = tmp_path / name
-        folder.mkdir()
-        (folder / "main.tex").write_text(_kv_paper(abstract), encoding="utf-8")
-        return any(f.code == "MECH001" and "lens" in f.message
-                   for f in check_latex(folder / "main.tex"))
+        return _lens_asked(tmp_path / name, abstract)
 
     question = ("We ask by which mechanism attention heads of large language models come to "
                 "share their key-value caches during training.")
