@@ -216,3 +216,13 @@ def reader_counts(items: Iterable[Mapping[str, Any]],
 def deleted_copy(abstract: Mapping[str, Any], move: str) -> dict[str, Any]:
     """``abstract`` without every sentence that makes ``move`` (as ``deletions``)."""
     return next(copy for m, copy in deletions(abstract) if m == move)
+
+
+def first_labels(abstract: Mapping[str, Any]) -> dict[str, Any]:
+    """``abstract`` as its first labels had it, before the blind second pass over validation
+    (``validation_second_pass.json``) added the move to the sentences in its
+    ``validation_added``: what ``deletion_reader.json``'s copies were made from."""
+    added = set(abstract.get("validation_added", ()))
+    return {**abstract, "sentences": [
+        {**s, "moves": [m for m in s["moves"] if not (i in added and m == "validation")]}
+        for i, s in enumerate(abstract["sentences"])]}

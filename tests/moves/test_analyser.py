@@ -36,15 +36,18 @@ SECOND: list[dict[str, Any]] = json.loads(
 # layer (the default) and for the rules alone. The issue's goal (F1 >= 0.85 for every move) is
 # not met: these only catch regressions.
 TEST2_F1_FLOOR = {"learned": {"context": 0.87, "gap": 0.6, "contribution": 0.86,
-                              "mechanism": 0.67, "validation": 0.48, "implication": 0.57},
+                              "mechanism": 0.67, "validation": 0.76, "implication": 0.57},
                   "rules": {"context": 0.82, "gap": 0.57, "contribution": 0.82,
                             "mechanism": 0.4, "validation": 0.28, "implication": 0.45}}
 
 # Floors below the measured scores on the project-written abstracts (English: learned layer;
 # Chinese: the rules, the layer is English only). English implication fell from 0.67 to 0.40
 # with the CSAbstruct role features (issue 36; 1 of 4 implication sentences found): a known loss.
+# English validation fell from 0.72 to 0.56 when the layer was refitted on the real abstracts'
+# wider validation labels (validation_second_pass.json: "we show/find that ..." is evidence);
+# these written abstracts keep the first, narrower guide ("we show that" is a contribution).
 F1_FLOOR = {"en": {"context": 0.78, "gap": 0.9, "contribution": 0.9, "mechanism": 0.65,
-                   "validation": 0.65, "implication": 0.35},
+                   "validation": 0.52, "implication": 0.35},
             "zh": {"context": 0.85, "gap": 0.95, "contribution": 0.65, "mechanism": 0.55,
                    "validation": 0.55, "implication": 0.7}}
 
@@ -190,7 +193,7 @@ def test_per_move_f1_on_the_labelled_set(lang: str) -> None:
 def test_each_sentence_has_its_deciding_cue() -> None:
     result = analyse("Induction heads matter for in-context learning. However, how they form "
                      "remains unclear. In this paper, we study them through the lens of training "
-                     "dynamics. We show that the head arises from a two-step circuit. "
+                     "dynamics. We argue that the head arises from a two-step circuit. "
                      "Experiments on GPT-2 confirm the prediction. This suggests a recipe for "
                      "monitoring circuits.")
     assert [s.moves[0] for s in result.sentences] == [

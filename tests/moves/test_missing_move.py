@@ -4,13 +4,15 @@ validation once every sentence that makes it is deleted (detection).
 
 Measured on the labelled real abstracts: out of fold on the ones the layer is fitted on (five
 folds over abstracts, the same folds that pick the bounds), and once on ``test2``, never used
-for a decision. Floors sit at the measured counts; the issue's detection goal (8 in 10) is not
-reached, see the move-analysis guide (docs/guide/moves.md).
+for a decision. Floors sit at the measured counts; the issue's detection goal (8 in 10) is met
+out of fold (77 of 95) but not on test2 (27 of 38), see the move-analysis guide
+(docs/guide/moves.md).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,21 +28,27 @@ WRITTEN = json.loads((FIXTURES / "labelled.json").read_text("utf-8"))["abstracts
 
 FALSE_ALARMS = 0.05
 """The issue's ceiling: at most 1 present move in 20 reported missing."""
-CV_FOUND = {"gap": (59, 67), "validation": (37, 79)}
+CV_FOUND = {"gap": (60, 67), "validation": (75, 95)}
 """(deleted and reported, deleted) out of fold on the training abstracts, counted as ``analyse``
-decides: floors a little below the measured 61 and 38 (issue 36: the abstract judged as a
-whole, CSAbstruct roles; the validation's presence model also fitted on CSAbstruct abstracts
-with and without their results; a weakly made move left to the abstract, ``present_above``;
-an abstract that states a proof or a bound is validated by it, ``states_proof``: 44 → 38, and
-false alarms 14 → 12 of 468)."""
-TEST2_FOUND = {"gap": (23, 25), "validation": (9, 25)}
-"""(deleted and reported, deleted) on test2, as measured once: 23 and 9 (false alarms: 9 of
-182; before ``states_proof``, 23 and 10; before ``present_above``, 21 and 10; before the
-CSAbstruct rows, 23 and 4 at 7 of 182; before issue 36, 10 and 3 at 1 of 182)."""
-WRITTEN_FOUND = {"en": {"gap": 7, "validation": 5}, "zh": {"gap": 8, "validation": 5}}
+decides: floors a little below the measured 62 and 77, false alarms 14 of 484. Since the blind
+second pass over validation (``validation_second_pass.json``, merged as a union) a deleted
+validation is every sentence a reader calls evidence, so 95 copies, not 79; before it, 60 of 67
+and 39 of 79 at 13 of 468 (issue 36: the abstract judged as a whole, CSAbstruct roles; the
+validation's presence model also fitted on CSAbstruct abstracts with and without their results;
+a weakly made move left to the abstract, ``present_above``; an abstract that states a proof or
+a bound is validated by it, ``states_proof``)."""
+TEST2_FOUND = {"gap": (23, 25), "validation": (26, 38)}
+"""(deleted and reported, deleted) on test2, as measured once: 24 and 27 (false alarms: 4 of
+195) after the second pass over validation; before it, 24 and 11 of 25 (6 of 182); before the
+gap cue was widened, 23 and 9; before ``states_proof``, 23 and 10; before ``present_above``, 21
+and 10; before the CSAbstruct rows, 23 and 4 at 7 of 182; before issue 36, 10 and 3 at 1 of
+182)."""
+WRITTEN_FOUND = {"en": {"gap": 7, "validation": 4}, "zh": {"gap": 8, "validation": 5}}
 """Of 8 each, on the project-written abstracts (Chinese: the rules decide). Validation 6 → 5
 with ``states_proof``: the grokking abstract still says "we prove that …" (我们证明) once its
-experiment sentence is deleted, and a proof is a validation."""
+experiment sentence is deleted, and a proof is a validation. English 5 → 4 after the refit on
+the wider validation labels: these abstracts keep the first guide, where a "we show that ..."
+left after the deletion is a contribution, while the layer now reads it as evidence."""
 
 
 def test_false_alarms_and_detection_out_of_fold_on_the_training_abstracts(
@@ -101,17 +109,19 @@ def test_deletions_take_out_every_sentence_of_the_move() -> None:
 
 
 def test_a_move_is_judged_from_the_abstract_as_a_whole() -> None:
-    # Nothing in the abstract states a gap or evidence: both are reported.
-    bare = analyse("Heads copy tokens. We show that copying arises from a two-step circuit.")
+    # Nothing in the abstract states a gap or evidence: both are reported. ("We argue that":
+    # a claim without evidence; "we show that" reports a result, which readers of the second
+    # pass over validation count as evidence, see validation_second_pass.json's guide.)
+    bare = analyse("Heads copy tokens. We argue that copying arises from a two-step circuit.")
     assert {"gap", "validation"} <= set(bare.missing)
     assert bare.presence["gap"] < 0.35 and bare.presence["validation"] < 0.15
     # A question is a gap the text still makes: not reported.
-    asked = analyse("Heads copy tokens. Do they copy everywhere? We show that copying arises "
+    asked = analyse("Heads copy tokens. Do they copy everywhere? We argue that copying arises "
                     "from a two-step circuit.")
     assert "gap" not in asked.missing and "validation" in asked.missing
     # Evidence anywhere in the abstract keeps validation from being reported; a move no
     # sentence makes but the abstract as a whole might (here the implication) is unsure.
-    tested = analyse("Heads copy tokens. We show that copying arises from a two-step circuit. "
+    tested = analyse("Heads copy tokens. We argue that copying arises from a two-step circuit. "
                      "Experiments on GPT-2 confirm the prediction.")
     assert "validation" not in tested.missing and "gap" in tested.missing
     assert "implication" in tested.unsure and "implication" not in tested.missing
@@ -136,22 +146,25 @@ def test_a_move_is_judged_from_the_abstract_as_a_whole() -> None:
 READING = json.loads((FIXTURES / "deletion_reader.json").read_text("utf-8"))["items"]
 
 
-def test_the_second_reading_is_of_the_deleted_copies_the_benchmark_makes(
+def test_the_second_reading_is_of_the_deleted_copies_the_first_labels_make(
         fresh_training: tuple[dict[str, Any], dict[str, float]]) -> None:
-    """``deletion_reader.json`` (a blind second reading of the copies MECH060's detection is
-    measured on) covers every test2 copy without its gap or validation and every training copy
-    without its validation, each once; ``cv_found`` names exactly the training abstracts the
-    stored counts say were found; and ``reader_counts`` splits those counts by the reading."""
-    from mechnb.moves.evaluate import VERDICTS, deleted_copy, reader_counts
+    """``deletion_reader.json`` (a blind second reading of deleted copies) was made before the
+    second pass over validation (``validation_second_pass.json``) widened the labels: it covers
+    every test2 copy without its gap or validation and every training copy without its
+    validation, each once, as the first labels (``first_labels``) make them; ``cv_found`` names
+    exactly the training abstracts the stored counts say were found; and ``reader_counts``
+    splits the test2 detections by the reading."""
+    from mechnb.moves.evaluate import VERDICTS, deleted_copy, first_labels, joined, reader_counts
     from mechnb.moves.train import training_abstracts
 
     model, _ = fresh_training
-    training = {a["id"]: a for a in training_abstracts(FIXTURES)}
-    test2 = {a["id"]: a for a in TEST2}
+    training = {a["id"]: first_labels(a) for a in training_abstracts(FIXTURES)}
+    test2 = {a["id"]: first_labels(a) for a in TEST2}
     want = {(i, m) for i, a in test2.items() for m, _ in deletions(a) if m in ("gap", "validation")}
     want |= {(i, m) for i, a in training.items() for m, _ in deletions(a) if m == "validation"}
     got = [(item["id"], item["deleted"]) for item in READING if item["deleted"] is not None]
     assert sorted(got) == sorted(want)
+    assert sum(m == "validation" and i in training for i, m in want) == 79
     assert all(item[m] in VERDICTS for item in READING for m in ("gap", "validation"))
     controls = [item["id"] for item in READING if item["deleted"] is None]
     assert len(controls) == len(set(controls)) == 25 and set(controls) <= {*training, *test2}
@@ -166,8 +179,44 @@ def test_the_second_reading_is_of_the_deleted_copies_the_benchmark_makes(
         .read_text("utf-8"))["cv_found"]
     assert {m: len(ids) for m, ids in found.items()} == {
         m: model["cv_missing"]["all"]["found"][m] for m in ("gap", "validation")}
-    assert found["validation"] <= {i for i, _ in want if i in training}
-    counts = reader_counts([i for i in READING if i["id"] in training],
-                           lambda i: i["id"] in found[i["deleted"]])
-    assert sum(c[0] for c in counts["validation"].values()) == len(found["validation"])
-    assert sum(c[1] for c in counts["validation"].values()) == 79
+
+    def on_test2(item: Mapping[str, Any]) -> bool:
+        copy = deleted_copy(test2[item["id"]], item["deleted"])
+        return item["deleted"] in analyse(joined(copy)).missing
+
+    counts = reader_counts([i for i in READING if i["id"] in test2], on_test2)
+    assert sum(c[1] for c in counts["validation"].values()) == 25
+    assert sum(c[1] for c in counts["gap"].values()) == 25
+
+
+def test_the_second_pass_only_adds_validation() -> None:
+    """The blind second pass over validation (``validation_second_pass.json``) is merged as a
+    union: every sentence a reader marked carries the move, the ones it added are listed in
+    ``validation_added``, and taking those away (``first_labels``) gives back labels in which no
+    other move changed."""
+    from mechnb.moves.evaluate import first_labels
+
+    second = json.loads((FIXTURES / "validation_second_pass.json").read_text("utf-8"))
+    marked: dict[str, dict[str, list[int]]] = {}
+    for row in second["rows"]:
+        marked.setdefault(row["file"], {})[row["id"]] = row["validation"]
+    assert set(marked) == {"real_en.json", "real_en_dev2.json", "real_en_second_annotator.json",
+                           "real_en_set3.json"}
+    added = 0
+    for name, by_id in marked.items():
+        abstracts = json.loads((FIXTURES / name).read_text("utf-8"))["abstracts"]
+        assert {a["id"] for a in abstracts} == set(by_id), name
+        for ab in abstracts:
+            first = first_labels(ab)
+            extra = ab.get("validation_added", [])
+            assert extra == sorted(set(extra)) and set(extra) <= set(by_id[ab["id"]])
+            pairs = zip(ab["sentences"], first["sentences"], strict=True)
+            for i, (now, before) in enumerate(pairs):
+                assert ("validation" in now["moves"]) == (
+                    i in by_id[ab["id"]] or "validation" in before["moves"]), (name, ab["id"], i)
+                assert [m for m in now["moves"] if m != "validation"] == [
+                    m for m in before["moves"] if m != "validation"]
+                assert ("validation" in before["moves"]) == (
+                    "validation" in now["moves"] and i not in extra)
+            added += len(extra)
+    assert added == 301

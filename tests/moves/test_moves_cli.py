@@ -42,7 +42,7 @@ def test_stdin_json_on_english_and_chinese(abstract_id: str) -> None:
 
 
 def test_stdin_text_marks_sentences_and_suggests_phrases_for_missing_moves() -> None:
-    proc = _run("-", "--lang", "en", stdin="Heads copy tokens. We show that copying arises "
+    proc = _run("-", "--lang", "en", stdin="Heads copy tokens. We argue that copying arises "
                                            "from a two-step circuit.")
     assert proc.returncode == 0
     lines = proc.stdout.splitlines()

@@ -22,7 +22,7 @@ def shell():  # type: ignore[no-untyped-def]
 
 def test_html_highlights_each_sentence_and_escapes_text(shell, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     raw = json.loads((FIXTURES / "checker" / "clean.ipynb").read_text("utf-8"))
-    raw["cells"][0]["source"] = ("Heads <b>copy</b> tokens & more. We show that copying arises "
+    raw["cells"][0]["source"] = ("Heads <b>copy</b> tokens & more. We argue that copying arises "
                                  "from a two-step circuit.")
     path = tmp_path / "p.ipynb"
     path.write_text(json.dumps(raw), "utf-8")
