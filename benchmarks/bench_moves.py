@@ -92,15 +92,13 @@ def second_reading() -> dict[str, dict[str, dict[str, list[int]]]]:
     labels make (before the second pass over validation widened them: ``first_labels``); the
     training abstracts' out-of-fold detections are now of the wider copies, so they are not
     paired with it."""
-    from mechnb.moves import analyse
-    from mechnb.moves.evaluate import deleted_copy, first_labels, joined, reader_counts
+    from mechnb.moves.evaluate import deleted_copy, first_labels, reader_counts, reported_missing
 
     items = json.loads((FIXTURES / "deletion_reader.json").read_text("utf-8"))["items"]
     test2 = {a["id"]: first_labels(a) for a in sets()["real test2"]}
 
     def on_test2(item: Mapping[str, Any]) -> bool:
-        copy = deleted_copy(test2[item["id"]], item["deleted"])
-        return item["deleted"] in analyse(joined(copy), copy["lang"]).missing
+        return reported_missing(deleted_copy(test2[item["id"]], item["deleted"]), item["deleted"])
 
     return {"test2 (first labels)": reader_counts([i for i in items if i["id"] in test2],
                                                   on_test2)}

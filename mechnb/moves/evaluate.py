@@ -113,8 +113,13 @@ def missing_counts(abstracts: Iterable[Mapping[str, Any]], method: str = "learne
             counts.false_alarms[move] += move in reported
         for move, copy in deletions(ab):
             counts.removed[move] += 1
-            counts.found[move] += move in analyse(joined(copy), lang, method).missing
+            counts.found[move] += reported_missing(copy, move, method)
     return counts
+
+
+def reported_missing(abstract: Mapping[str, Any], move: str, method: str = "learned") -> bool:
+    """Whether ``analyse`` (MECH060's decision) reports ``move`` missing from ``abstract``."""
+    return move in analyse(joined(abstract), abstract["lang"], method).missing
 
 
 def joined(abstract: Mapping[str, Any]) -> str:

@@ -47,8 +47,9 @@ WRITTEN_FOUND = {"en": {"gap": 7, "validation": 4}, "zh": {"gap": 8, "validation
 """Of 8 each, on the project-written abstracts (Chinese: the rules decide). Validation 6 → 5
 with ``states_proof``: the grokking abstract still says "we prove that …" (我们证明) once its
 experiment sentence is deleted, and a proof is a validation. English 5 → 4 after the refit on
-the wider validation labels: these abstracts keep the first guide, where a "we show that ..."
-left after the deletion is a contribution, while the layer now reads it as evidence."""
+the wider validation labels: the layer now reads more of these sentences as evidence than a
+blind reader with the wide guide does (that reader kept 20 of their 22 validation labels and
+added 4, so the labels are not the cause)."""
 
 
 def test_false_alarms_and_detection_out_of_fold_on_the_training_abstracts(
@@ -154,7 +155,13 @@ def test_the_second_reading_is_of_the_deleted_copies_the_first_labels_make(
     validation, each once, as the first labels (``first_labels``) make them; ``cv_found`` names
     exactly the training abstracts the stored counts say were found; and ``reader_counts``
     splits the test2 detections by the reading."""
-    from mechnb.moves.evaluate import VERDICTS, deleted_copy, first_labels, joined, reader_counts
+    from mechnb.moves.evaluate import (
+        VERDICTS,
+        deleted_copy,
+        first_labels,
+        reader_counts,
+        reported_missing,
+    )
     from mechnb.moves.train import training_abstracts
 
     model, _ = fresh_training
@@ -181,8 +188,7 @@ def test_the_second_reading_is_of_the_deleted_copies_the_first_labels_make(
         m: model["cv_missing"]["all"]["found"][m] for m in ("gap", "validation")}
 
     def on_test2(item: Mapping[str, Any]) -> bool:
-        copy = deleted_copy(test2[item["id"]], item["deleted"])
-        return item["deleted"] in analyse(joined(copy)).missing
+        return reported_missing(deleted_copy(test2[item["id"]], item["deleted"]), item["deleted"])
 
     counts = reader_counts([i for i in READING if i["id"] in test2], on_test2)
     assert sum(c[1] for c in counts["validation"].values()) == 25
