@@ -62,11 +62,15 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _PROOF = re.compile(
     r"\b(?:we (?:also |then |further |formally |rigorously )?(?:prove|proved)|(?:is|are|be) "
     r"(?:formally |rigorously )?proven|provabl[ey]|proofs?|"
-    r"(?:lower|upper|tight|matching) bounds?)\b|(?:我们|本文)(?:严格)?证明|(?:严格|形式化)证明|"
+    r"we [^.;!?]{0,120}?\b(?:and|then) (?:also |formally |rigorously )?(?:prove|proved)|"
+    r"(?:lower|upper|tight|matching) bounds?|bounded (?:from )?(?:below|above))\b|"
+    r"(?:我们|本文)(?:严格)?证明|(?:严格|形式化)证明|"
     r"(?:匹配|紧)的?(?:上|下)界",
     re.IGNORECASE)
 """A statement of a proof or a bound: the validation by proof (DESIGN: a claim is validated by a
-proof or by an experiment), which the labelled abstracts mark contribution or mechanism."""
+proof or by an experiment), which the labelled abstracts mark contribution or mechanism. The
+authors' proof may be a verb joined to an earlier one ("we study … and prove that …"); a bound
+may be stated as a verb ("… is bounded below by …")."""
 
 _CONTRAST_START = re.compile(r"^(?:however|yet|but|despite|although|still|然而|但|却|不过)")
 OPENING_CONTEXT = 3
