@@ -66,7 +66,7 @@ def check_abstract_moves(doc: Document, rule: Rule) -> Iterator[Finding]:
         if move in analysis.templated:
             why = "its sentence still has template slots to fill in"
         else:
-            why = "no sentence makes it or comes close"
+            why = analysis.weak_note(move) or "no sentence makes it or comes close"
         yield rule.at(doc, f"the abstract has no {move} move ({purpose(move, 'en')}): {why}"
                            f"{_suggest(move, lang)}", cell.index)
 

@@ -19,7 +19,7 @@ otherwise it is *unsure* (not reported). Sentences with template slots count for
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -148,6 +148,25 @@ class Analysis:
         """Missing moves that a sentence with unfilled template slots would make."""
         made = {m for s in self.sentences for m in s.template}
         return tuple(m for m in self.missing if m in made)
+
+    def weakly(self, move: str) -> tuple[int, ...]:
+        """The sentences (0-based) tagged with ``move`` although it is reported missing: the
+        learned layer reads them as making it only weakly, and the abstract as a whole (its
+        presence model) does not make it. Empty unless ``move`` is in ``missing``."""
+        if move not in self.missing:
+            return ()
+        return tuple(i for i, s in enumerate(self.sentences) if move in s.moves)
+
+    def weak_note(self, move: str) -> str:
+        """``"sentence 4 reads as one only weakly"`` (or ``""``): why a tagged move is still
+        reported missing, in the words MECH060 and the views use."""
+        found = self.weakly(move)
+        if not found:
+            return ""
+        which = ", ".join(str(i + 1) for i in found)
+        many = len(found) > 1
+        return (f"sentence{'s' if many else ''} {which} read{'' if many else 's'} as one only "
+                "weakly, and the abstract as a whole does not make it")
 
     def to_json(self) -> dict[str, Any]:
         """``{"sentences": […], "missing": […], "order": […]}`` (the CLI's JSON)."""
@@ -292,22 +311,34 @@ def _sure_primary(s: LabelledSentence) -> str | None:
     return s.primary if score >= ORDER_CONFIDENCE else None
 
 
-def move_order(primaries: list[str | None], moves: tuple[str, ...]
+def _sure_moves(s: LabelledSentence) -> tuple[str, ...]:
+    """Every move the sentence makes with a score of at least ``ORDER_CONFIDENCE``."""
+    return tuple(c.move for c in s.cues if c.score >= ORDER_CONFIDENCE)
+
+
+def move_order(primaries: list[str | None], moves: tuple[str, ...],
+               made: Sequence[Iterable[str]] | None = None
                ) -> tuple[tuple[str, ...], tuple[tuple[str, str, int], ...]]:
     """The moves in the order they first appear (by each unit's main move), and each move that
     first appears after one that usually follows it: ``(move, the later move it follows, at)``.
-    """
+    ``made``: per unit, every move it surely makes besides its main one; a move already made
+    there (a result sentence that also states the mechanism) does not first appear later."""
     first: dict[str, int] = {}
     for i, primary in enumerate(primaries):
         if primary is not None:
             first.setdefault(primary, i)
     order = tuple(sorted(first, key=lambda m: first[m]))
+    appears = dict(first)
+    for i, found in enumerate(made or ()):
+        for m in found:
+            if m in appears:
+                appears[m] = min(appears[m], i)
     late: list[tuple[str, str, int]] = []
     for move in order:
         rank = moves.index(move)
-        before = [m for m in order if first[m] < first[move] and moves.index(m) > rank]
+        before = [m for m in order if first[m] < appears[move] and moves.index(m) > rank]
         if before:
-            late.append((move, max(before, key=moves.index), first[move]))
+            late.append((move, max(before, key=moves.index), appears[move]))
     return order, tuple(late)
 
 
@@ -458,5 +489,6 @@ def analyse(text: str, lang: str | None = None, method: str = "learned") -> Anal
     presence: dict[str, float] = {}
     missing, unsure = _confident(missing, labelled, ruled, facts, probs, model, roles, feats,
                                  presence)
-    order, late = move_order([_sure_primary(s) for s in labelled], lex.moves)
+    order, late = move_order([_sure_primary(s) for s in labelled], lex.moves,
+                             [_sure_moves(s) for s in labelled])
     return Analysis(lang, tuple(labelled), lex.moves, missing, order, late, unsure, presence)

@@ -4,8 +4,9 @@ The hand rules say *why* a sentence might make a move; how much each reason coun
 words of real abstracts tip the balance, is learnt from the labelled real abstracts in
 ``tests/fixtures/moves`` (never from the ``test2`` split that measures it). A sentence's features
 are what the rules found (each move's cue score, every hand rule that fired, the moves the rules
-made), its words, its place in the abstract, whether it speaks in the first person, opens with a
-contrast or holds numbers, and the moves the rules gave the sentence before it. The weights live
+made), its words and adjacent word pairs, its place in the abstract, whether it speaks in the
+first person, opens with a contrast or holds numbers, and the moves the rules gave the sentence
+before it. The weights live
 in ``data/moves/weights.json``, written by ``python -m mechnb.moves.train`` (deterministic; a test
 keeps the file in sync with the data). Pure Python: a dot product per move and sentence.
 
@@ -28,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
+from itertools import pairwise
 
 WORD = re.compile(r"[a-z][a-z'-]*|\d+")
 SCORE_CAP = 3.0
@@ -71,6 +73,8 @@ def features(facts: Sequence[SentenceFacts], index: int,
     words = WORD.findall(f.norm)
     for w in words:
         out["w:" + w] = 1.0
+    for a, b in pairwise(words):
+        out["b:" + a + " " + b] = 1.0
     if words:
         out["first:" + words[0]] = 1.0
     out["pos:first"] = float(index == 0)

@@ -145,7 +145,7 @@ def vocabulary(data: Sequence[Example]) -> set[str]:
     """Features kept: all but the rare words (seen in fewer than ``MIN_COUNT`` sentences)."""
     counts = Counter(k for feats, _, _ in data for k in feats)
     return {k for k, n in counts.items()
-            if n >= MIN_COUNT or not k.startswith(("w:", "first:"))}
+            if n >= MIN_COUNT or not k.startswith(("w:", "first:", "b:"))}
 
 
 def fit(data: Sequence[Example], move: str) -> dict[str, float]:

@@ -40,7 +40,8 @@ def analysis_text(analysis: Analysis, *, colour: bool = False, title: str = "abs
             lines.append(f"      cues: {cue}")
         elif s.template:
             lines.append(f"      unfilled template slots (would be: {', '.join(s.template)})")
-    lines.extend(missing_lines(analysis.missing, analysis.lang, analysis.templated))
+    lines.extend(missing_lines(analysis.missing, analysis.lang, analysis.templated,
+                               {m: analysis.weak_note(m) for m in analysis.missing}))
     for move in analysis.unsure:
         lines.append(f"unsure: {move} — no sentence clearly makes it ({purpose(move, 'en')}); "
                      "not reported missing")
@@ -52,12 +53,16 @@ def analysis_text(analysis: Analysis, *, colour: bool = False, title: str = "abs
     return "\n".join(lines)
 
 
-def missing_lines(missing: tuple[str, ...], lang: str, templated: tuple[str, ...] = ()
-                  ) -> list[str]:
-    """``missing: gap — what is still unknown …`` and up to two phrases to start from."""
+def missing_lines(missing: tuple[str, ...], lang: str, templated: tuple[str, ...] = (),
+                  weak: dict[str, str] | None = None) -> list[str]:
+    """``missing: gap — what is still unknown …`` and up to two phrases to start from;
+    ``weak``: per move, ``Analysis.weak_note`` (a sentence tagged with a move reported
+    missing)."""
     lines: list[str] = []
     for move in missing:
         note = " (its sentence still has template slots)" if move in templated else ""
+        if weak and weak.get(move):
+            note += f" ({weak[move]})"
         lines.append(f"missing: {move} — {purpose(move, lang)}{note}")
         for p in suggestions(move, lang):
             lines.append(f"      try: {p['text']}  ({p['id']})")
@@ -118,6 +123,8 @@ def analysis_html(analysis: Analysis) -> str:
         tips = "".join(f"<li>{escape(p['text'])} <code>{escape(p['id'])}</code></li>"
                        for p in suggestions(move, lang))
         note = " (its sentence still has template slots)" if move in analysis.templated else ""
+        if analysis.weak_note(move):
+            note += f" ({analysis.weak_note(move)})"
         missing.append(f'<li><span class="mechnb-tag mechnb-move-{move}">{escape(move)}</span>'
                        f"{escape(purpose(move, lang) + note)}<ul>{tips}</ul></li>")
     order = "".join(f"<li>the {escape(m)} (sentence {i + 1}) comes after the {escape(a)}</li>"

@@ -234,6 +234,27 @@ def test_out_of_order_moves_are_listed() -> None:
     assert result.out_of_order == (("gap", "contribution", 2),)
 
 
+def test_a_move_already_made_in_an_earlier_sentence_is_not_out_of_order() -> None:
+    from mechnb.moves.analyser import move_order
+
+    # By main moves alone, the mechanism first comes after the validation ...
+    primaries = ["context", "contribution", "validation", "mechanism"]
+    assert move_order(primaries, MOVES)[1] == (("mechanism", "validation", 3),)
+    # ... but the contribution sentence also states it (a result sentence that names the
+    # mechanism): the mechanism was made before the validation.
+    made = [("context",), ("contribution", "mechanism"), ("validation",), ("mechanism",)]
+    order, late = move_order(primaries, MOVES, made)
+    assert late == () and order == ("context", "contribution", "validation", "mechanism")
+    # Made in the validation's own sentence: not after it.
+    made = [("context",), ("contribution",), ("validation", "mechanism"), ("mechanism",)]
+    assert move_order(primaries, MOVES, made)[1] == ()
+    # Made earlier, but still after a move that usually follows it: reported where it is made.
+    primaries = ["validation", "contribution", "mechanism"]
+    made = [("validation",), ("contribution", "mechanism"), ("mechanism",)]
+    assert move_order(primaries, MOVES, made)[1] == (("contribution", "validation", 1),
+                                                     ("mechanism", "validation", 1))
+
+
 def test_json_shape_is_exactly_the_documented_one() -> None:
     data = analyse("Heads matter. How they form remains unclear.").to_json()
     assert list(data) == ["sentences", "missing", "order"]
