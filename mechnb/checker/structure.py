@@ -354,9 +354,22 @@ def check_figure_referenced(doc: Document, rule: Rule) -> Iterator[Finding]:
         if c.label is None:
             yield _one(doc, rule, f"this {kind} has no label, so the text cannot refer to it; "
                                   f"give it one ({kind[:3]}:…) and cite it with \\cref", c.index)
-        elif not (doc.referenced.get(c.label, set()) - {c.index}):
+        elif not any(doc.referenced.get(label, set()) - {c.index} for label in _labels_of(c)):
             yield _one(doc, rule, f"{kind} {c.label} is never referenced; point to it from the "
                                   f"text with \\cref{{{c.label}}}", c.index, (c.label,))
+
+
+_SUB_LABEL = lazy(r"\\label\s*\{([^{}]+)\}")
+
+
+def _labels_of(c: Cell) -> list[str]:
+    """The float's label and, in a raw LaTeX float, the labels of its panels (a subfigure or
+    subtable the text cites by its own label: \\cref{fig:a-left} points the reader to the
+    figure)."""
+    labels = [c.label] if c.label else []
+    if c.cell_type == "raw":
+        labels += [m.group(1).strip() for m in _SUB_LABEL.finditer(c.source)]
+    return labels
 
 
 _TABLE_FLOAT = lazy(r"\\begin\s*\{(?:sub)?table\*?\}")

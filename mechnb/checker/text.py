@@ -197,6 +197,24 @@ def _prose_pieces(doc: Document, with_metadata: bool = True
                     yield c.index, None, text
 
 
+_OWN_HEADING_BEFORE = lazy(r"(?:^|\n)[ \t]*(?:\\noindent\s*)?(?:\*\*|__|\*|_|\\textbf\{|"
+                          r"\\emph\{|\\textit\{|\\paragraph\{)?\s*$")
+_OWN_HEADING_AFTER = lazy(r"\s*(?:\((?:[^()\n]|\([^()\n]{0,40}\)){1,80}\))?\s*[.:]")
+"""A "Proposition 1 (Endpoints)." that opens a paragraph (bold or not) and ends in a full stop
+or a colon names the statement that follows: it is the statement's heading, typed where a
+theorem environment would number it, not a reference to another part of the paper."""
+
+
+def _own_heading(doc: Document, cell: int | None, offset: int | None, text: str, start: int,
+                 end: int) -> bool:
+    """Is the match at ``start:end`` of a prose piece a statement's own heading? Read in the
+    whole cell (a title may hold math, which the prose piece stops before)."""
+    if cell is not None and offset is not None and cell in doc.scans:
+        text, start, end = doc.scans[cell].source, offset + start, offset + end
+    return bool(_OWN_HEADING_BEFORE.search(text, max(0, start - 40), start)
+                and _OWN_HEADING_AFTER.match(text, end))
+
+
 def check_hard_coded(doc: Document, rule: Rule) -> Iterator[Finding]:
     """"Figure 3" / "Section 2" / "Theorem 1" written by hand instead of ``\\cref``."""
     for cell, offset, text in _prose_pieces(doc):
@@ -206,6 +224,14 @@ def check_hard_coded(doc: Document, rule: Rule) -> Iterator[Finding]:
             if _LOCATOR_BEFORE.search(text, max(0, m.start() - 120), m.start()):
                 continue  # "\citep[Prop. A.22]{x}", "their Figure 22": a locator into another work
             at = None if offset is None else offset + m.start()
+            if _own_heading(doc, cell, offset, text, m.start(), m.end()):
+                # "**Proposition 1 (Endpoints).** If …": the statement's own heading, numbered
+                # by hand; no \cref can stand there, an environment numbers it
+                kind = m.group().split()[0].split("~")[0].lower()
+                yield rule.at(doc, f"{m.group()!r} numbers a statement by hand, and the number "
+                                   f"breaks when the paper is reordered; set it in a `{kind}` "
+                                   f"environment (LaTeX numbers it) with a \\label", cell, at)
+                continue
             yield rule.at(doc, f"{m.group()!r} is a hard-coded number that breaks when the paper "
                                f"is reordered; use \\cref{{<label>}} instead", cell, at)
 

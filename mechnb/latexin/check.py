@@ -204,7 +204,13 @@ _GAP_CUE = re.compile(
     r"open (?:question|problem)|\bunexplored\b|\blittle[- ]known\b|\boverlooked\b|"
     r"\bunder-?(?:explored|exploited|studied|appreciated|investigated)\b|"
     r"\b(?:less|poorly) understood\b|"
-    r"\bfail(?:s|ed)? to\b|\bbottleneck\b|然而|但是|尚不清楚|仍不清楚|缺乏|尚未|不足|局限")
+    r"\bfail(?:s|ed)? to\b|\bbottleneck\b|"
+    r"\b(?:close|closes|closing|fill|fills|bridge|bridges|bridging) "
+    r"(?:this|the|that|these) gaps?\b|"
+    r"\bthe (?:central |key |main |open |real )?question (?:is|remains)\b|"
+    r"\b(?:these|such) (?:are|remain) (?:the |open )?questions\b|"
+    r"\b(?:answers?|asks?|addresses?|studies) a different question\b|"
+    r"然而|但是|尚不清楚|仍不清楚|缺乏|尚未|不足|局限")
 _EVALUATION_HEADING = re.compile(
     r"(?im)^#+[^\n]*\b(?:experiments?|experimental|evaluations?|results|benchmarks?|empirical|"
     r"case stud(?:y|ies))\b|^#+[^\n]*(?:实验|结果|评估)")
@@ -232,9 +238,11 @@ _LENS_CUE = re.compile(
     r"|\b(?:through|via|from|under) (?:the|a|an) (?:[\w-]+ ){0,2}"
     r"(?:lens|perspective|viewpoint) of\b"
     r"|\bwe (?:view|cast|frame|interpret|reinterpret|recast) [^.]{0,80}?\bas\b"
+    r"|\b(?:is|are) (?:viewed|seen|cast|framed|recast|reinterpreted) as\b"
     r"|视角")
 """A sentence that names the paper's analytical perspective ("this paper explores …, revealing a
-perspective that …", "through the lens of", "we view attention as …")."""
+perspective that …", "through the lens of", "we view attention as …", "once RoPE is viewed
+as …")."""
 
 _EXPERIMENT_NAME = re.compile(r"'Experiments? ")
 _EXPERIMENT_COUNTER = re.compile(r"\\newcounter\s*\{\s*experiments?\s*\}")

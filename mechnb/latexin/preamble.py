@@ -175,14 +175,21 @@ NOT_THEOREMS = frozenset({
 
 
 def role_for(env: str, printed: str | None = None) -> str | None:
-    """The role a theorem-like environment maps to (``None``: not theorem-like by its name)."""
+    """The role a theorem-like environment maps to (``None``: not theorem-like by its name).
+    The name the paper prints decides when it has one (``\\newtheorem*{theo}{Online Threat
+    Model}`` is no theorem, whatever its environment is called); the environment's name only
+    when the printed name is a macro or missing."""
     for text in (printed, env):
         if not text:
             continue
-        low = re.sub(r"\\[A-Za-z]+|[{}]", "", text).strip().lower()
+        low = re.sub(r"\\[A-Za-z@]+|[{}]", "", text).strip().lower()
+        if not low:
+            continue
         for pattern, role in ROLE_WORDS:
             if re.search(pattern, low):
                 return role
+        if text is printed:
+            return None
     return None
 
 

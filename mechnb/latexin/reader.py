@@ -535,7 +535,32 @@ class _Reader:
         if name in FIGURES:
             self.figure(node)
             return
+        if self.holds_structure(node):
+            # A frame around a proof, a statement or a figure (mdframed, tcolorbox, framed,
+            # a minipage …) is layout: its content is read as if it stood in the text, so the
+            # proof still closes its theorem and the figure is still a figure.
+            self.walk(node.nodelist)
+            self.flush()
+            return
         self.add(self.raw(start, end))
+
+    def holds_structure(self, node: LatexEnvironmentNode) -> bool:
+        """Does ``node``'s body (at any depth, not inside math) hold a proof, a theorem-like
+        statement or a figure?"""
+        stack = [n for n in node.nodelist if n is not None]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, LatexEnvironmentNode):
+                name = n.environmentname
+                if name == "proof" or name in FIGURES or name == "restatable" or (
+                        name not in MATH_ENVIRONMENTS and name not in LISTS
+                        and self.theorem_role(name) not in (None, "other")):
+                    return True
+                if name not in MATH_ENVIRONMENTS:
+                    stack.extend(c for c in n.nodelist if c is not None)
+            elif isinstance(n, LatexGroupNode):
+                stack.extend(c for c in n.nodelist if c is not None)
+        return False
 
     def theorem_role(self, name: str) -> str | None:
         if name in self.decl.theorems:

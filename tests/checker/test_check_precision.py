@@ -46,6 +46,21 @@ def line_of(tmp_path: Path, needle: str, name: str = "main.tex") -> int:
 
 # ---- MECH004: a statement is closed by a proof anywhere that refers to it ----------------------
 
+FRAMED = r"""
+\section{{Theory}}
+\begin{{theorem}}\label{{thm:settle}}
+Every damped sum with ratio below one settles.
+\end{{theorem}}
+In words, damping wins over accumulation.
+{where}\begin{{{frame}}}
+\begin{{proof}}[Proof of \Cref{{thm:settle}}]
+Bound the tail by a geometric series.
+\end{{proof}}
+\end{{{frame}}}
+"""
+"""A theorem whose proof sits in a frame (``mdframed``, ``tcolorbox``), after it or in the
+appendix."""
+
 CLOSED_BY = {
     "heading": r"""
 \section{Theory}
@@ -113,6 +128,8 @@ In words, damping wins over accumulation.
 \section{Proofs}\label{app:proofs}
 We bound the tail by a geometric series.
 """,
+    "framed": FRAMED.format(where="", frame="mdframed"),
+    "framed-appendix": FRAMED.format(where="\\appendix\n\\section{Proofs}\n", frame="tcolorbox"),
     "cited": r"""
 \section{Background}
 \begin{theorem}[Ratio test~\cite{knuth}]\label{thm:ratio}
@@ -523,9 +540,9 @@ limitations of existing solvers on long sequences.
 
 # ---- MECH001: an under-exploited or little-known connection is a gap ---------------------------
 
-def test_an_underexploited_connection_is_a_gap(tmp_path: Path) -> None:
-    def gap(abstract: str) -> list[Finding]:
-        (tmp_path / "main.tex").write_text(r"""\documentclass{article}
+def _gap_findings(tmp_path: Path, abstract: str) -> list[Finding]:
+    """MECH001's gap findings on a short paper whose introduction states no gap."""
+    (tmp_path / "main.tex").write_text(r"""\documentclass{article}
 \begin{document}
 \title{Two updates}
 \begin{abstract}
@@ -538,8 +555,13 @@ We write both as one affine map and compare their costs.
 The main limitation is that both updates assume Gaussian noise.
 \end{document}
 """, encoding="utf-8")
-        return [f for f in check_latex(tmp_path / "main.tex")
-                if f.code == "MECH001" and "gap" in f.message]
+    return [f for f in check_latex(tmp_path / "main.tex")
+            if f.code == "MECH001" and "gap" in f.message]
+
+
+def test_an_underexploited_connection_is_a_gap(tmp_path: Path) -> None:
+    def gap(abstract: str) -> list[Finding]:
+        return _gap_findings(tmp_path, abstract)
 
     assert gap("The two updates are the same map, a simple but under-exploited equivalence.") == []
     assert gap("The two updates share a little-known connection, which we spell out.") == []
@@ -629,6 +651,60 @@ We sweep the ratio and count the steps to settle.
     assert len(messages) == 2
     assert messages[0].startswith("table tab:steps is never referenced")
     assert messages[1].startswith("figure fig:curve is never referenced")
+
+
+def test_a_figure_cited_by_the_label_of_one_of_its_panels_is_referenced(tmp_path: Path) -> None:
+    found = paper(tmp_path, r"""
+\section{Setting}
+The left panel of \cref{fig:curve-left} shows the settling curve.
+\begin{figure}[h]
+\begin{subfigure}{0.4\textwidth}\rule{1cm}{1cm}\caption{Left.}\label{fig:curve-left}
+\end{subfigure}
+\caption{The settling curve.}\label{fig:curve}
+\end{figure}
+\begin{figure}[h]
+\begin{subfigure}{0.4\textwidth}\rule{1cm}{1cm}\caption{Left.}\label{fig:other-left}
+\end{subfigure}
+\caption{Another curve.}\label{fig:other}
+\end{figure}
+""")
+    messages = [f.message for f in found if f.code == "MECH020"]
+    assert len(messages) == 1 and messages[0].startswith("figure fig:other is never referenced")
+
+
+def test_a_statement_heading_typed_by_hand_is_numbered_by_hand_not_a_reference(
+        tmp_path: Path) -> None:
+    found = paper(tmp_path, r"""
+\section{Theory}
+\textbf{Proposition 1 (Endpoints).} A sum with ratio zero settles at once.
+
+\noindent\textbf{Proposition 2 (Monotonicity in \(\rho\)).}
+The settling time grows with the ratio $\rho$. Its proof uses Proposition 1.
+
+Proposition 3: the settling time is finite.
+""")
+    messages = {f.line: f.message for f in found if f.code == "MECH023"}
+    heading, second = line_of(tmp_path, "Endpoints"), line_of(tmp_path, "Monotonicity")
+    assert set(messages) == {heading, second, second + 1, line_of(tmp_path, "Proposition 3")}
+    for line in (heading, second, line_of(tmp_path, "Proposition 3")):
+        assert "numbers a statement by hand" in messages[line]
+        assert "`proposition` environment" in messages[line] and "\\cref" not in messages[line]
+    assert "use \\cref" in messages[second + 1]  # "Its proof uses Proposition 1": a reference
+
+
+def test_a_gap_closed_or_a_question_asked_and_a_view_taken_are_read(tmp_path: Path) -> None:
+    def gap(abstract: str) -> list[Finding]:
+        return _gap_findings(tmp_path, abstract)
+
+    assert gap("Both updates are affine maps. We close this gap with one scan.") == []
+    assert gap("The question is not whether the updates agree but how fast they do.") == []
+    assert gap("Most work on the updates answers a different question: which is cheaper.") == []
+    assert gap("Both updates are affine maps, and we compute both with one scan.")
+    question = ("We ask by which mechanism attention heads of large language models come to "
+                "share their key-value caches during training.")
+    assert _lens_asked(tmp_path / "plain", question)
+    assert not _lens_asked(tmp_path / "viewed", question + " Once each cache is viewed as a "
+                           "low-rank sketch of the context, sharing becomes a rank question.")
 
 
 # ---- MECH001 / MECH062: prose written with acronym commands is read as TeX prints it ------------
