@@ -123,8 +123,8 @@ def analysis_html(analysis: Analysis) -> str:
         tips = "".join(f"<li>{escape(p['text'])} <code>{escape(p['id'])}</code></li>"
                        for p in suggestions(move, lang))
         note = " (its sentence still has template slots)" if move in analysis.templated else ""
-        if analysis.weak_note(move):
-            note += f" ({analysis.weak_note(move)})"
+        if weak := analysis.weak_note(move):
+            note += f" ({weak})"
         missing.append(f'<li><span class="mechnb-tag mechnb-move-{move}">{escape(move)}</span>'
                        f"{escape(purpose(move, lang) + note)}<ul>{tips}</ul></li>")
     order = "".join(f"<li>the {escape(m)} (sentence {i + 1}) comes after the {escape(a)}</li>"
