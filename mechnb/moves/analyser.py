@@ -72,6 +72,16 @@ proof or by an experiment), which the labelled abstracts mark contribution or me
 authors' proof may be a verb joined to an earlier one ("we study … and prove that …"); a bound
 may be stated as a verb ("… is bounded below by …")."""
 
+_OTHERS = re.compile(
+    r"^\s*(?:however|yet|but|despite|although|still|nevertheless|while)\b|"
+    r"\b(?:prior|previous|earlier|existing|recent|past|classical|known) (?:\w+ )?"
+    r"(?:work|works|studies|research|results?|literature|papers?|analys[ie]s)\b|"
+    r"\b(?:has|have) (?:\w+ )?been (?:proven|proved|shown)\b|\bno (?:\w+ )?(?:result|work|study)\b|"
+    r"\bcite\b|(?:已有|现有|先前|此前|以往)(?:的)?(?:工作|研究|结果|文献)",
+    re.IGNORECASE)
+"""Marks of a sentence about others' work (with no first person): a contrast opening, prior
+work named, a perfect passive ("has been proven"), "no result", a citation."""
+
 _CONTRAST_START = re.compile(r"^(?:however|yet|but|despite|although|still|然而|但|却|不过)")
 OPENING_CONTEXT = 3
 """Sentences from the start that may be read as context when nothing else is said (see analyse)."""
@@ -175,10 +185,14 @@ class Analysis:
 
 
 def states_proof(texts: Iterable[str]) -> bool:
-    """Does one of ``texts`` say that something is proved, or give a lower, upper or tight bound?
-    An abstract that does is never reported without a validation: a theory paper validates its
-    claims by proof, and the abstract says so in its result sentence."""
-    return any(_PROOF.search(t) for t in texts)
+    """Does one of ``texts`` say that the paper proves something, or gives a lower, upper or
+    tight bound? An abstract that does is never reported without a validation: a theory paper
+    validates its claims by proof, and the abstract says so in its result sentence. A proof the
+    paper only reports of others ("in recent studies, transformers are proven to …", "however,
+    … are provably …", "no prior result derives tight bounds") is background, not its own:
+    a sentence without the first person that names prior work or opens with a contrast."""
+    return any(_PROOF.search(t) and (_FIRST_PERSON.search(t.lower()) or not _OTHERS.search(t))
+               for t in texts)
 
 
 def normalise(text: str) -> str:

@@ -117,7 +117,8 @@ def abstract_features(move: str, probs: Sequence[dict[str, float]],
     sentence probability (as log-odds), how many sentences come near it, whether any cue for
     it fires, the strongest and the summed CSAbstruct role probabilities, the length, and
     (from the sentences' features ``feats``) how many sentences hold numbers and, for
-    ``validation``, words of evidence."""
+    ``validation``, words of evidence outside background (a sentence read as context or gap,
+    "recent empirical studies report …", is not the paper's evidence)."""
     ps = sorted((p[move] for p in probs), reverse=True)
     out: dict[str, float] = {"bias": 1.0}
     if ps:
@@ -136,7 +137,9 @@ def abstract_features(move: str, probs: Sequence[dict[str, float]],
     if feats:
         out["numbers"] = float(sum(f.get("number", 0.0) > 0 for f in feats))
         if move == "validation":
-            hits = [sum(("w:" + w) in f for w in EVIDENCE_WORDS) for f in feats]
+            hits = [sum(("w:" + w) in f for w in EVIDENCE_WORDS)
+                    if max(p["context"], p["gap"]) < 0.5 else 0
+                    for f, p in zip(feats, probs, strict=True)]
             out["evidence-sentences"] = float(sum(h > 0 for h in hits))
             out["evidence-most"] = float(max(hits))
     return out

@@ -30,7 +30,9 @@ FALSE_ALARMS = 0.05
 """The issue's ceiling: at most 1 present move in 20 reported missing."""
 CV_FOUND = {"gap": (61, 67), "validation": (78, 95)}
 """(deleted and reported, deleted) out of fold on the training abstracts, counted as ``analyse``
-decides: floors a little below the measured 63 and 80, false alarms 14 of 484 (62 and 77 before
+decides: floors a little below the measured 62 and 82, false alarms 14 of 484 (63 and 80 before
+gaps stated as limitations were cued, proofs of others no longer validated and background's
+evidence words no longer counted, 2026-11-29; 62 and 77 before
 adjacent word pairs were features of the sentences, 2026-11-29). Since the blind
 second pass over validation (``validation_second_pass.json``, merged as a union) a deleted
 validation is every sentence a reader calls evidence, so 95 copies, not 79; before it, 60 of 67
@@ -39,7 +41,8 @@ validation's presence model also fitted on CSAbstruct abstracts with and without
 a weakly made move left to the abstract, ``present_above``; an abstract that states a proof or
 a bound is validated by it, ``states_proof``)."""
 TEST2_FOUND = {"gap": (23, 25), "validation": (28, 38)}
-"""(deleted and reported, deleted) on test2: 24 and 30 (false alarms: 4 of 195) with adjacent
+"""(deleted and reported, deleted) on test2: 24 and 30 at 5 of 195 false alarms since gaps stated
+as limitations are cued (4 of 195 before); 24 and 30 (false alarms: 4 of 195) with adjacent
 word pairs as features (chosen out of fold); 24 and 27 after the second pass over validation;
 before it, 24 and 11 of 25 (6 of 182); before the
 gap cue was widened, 23 and 9; before ``states_proof``, 23 and 10; before ``present_above``, 21
@@ -264,3 +267,51 @@ def test_the_second_pass_only_adds_validation() -> None:
                     "validation" in now["moves"] and i not in extra)
             added += len(extra)
     assert added == 305  # 301 on the real sets, 4 on the project-written ones
+
+
+LIMITATIONS = (
+    "Sparse probes read features out of the residual stream, but they suffer from feature "
+    "splitting, which severely limits their reuse across layers.",
+    "Reading positions out of attention outputs remains a significant challenge at long "
+    "context lengths.",
+    "One limitation of current circuit analyses is that they fix a single prompt template.",
+    "Accounts of copy heads are largely confined to toy tasks, lacking deeper insight into how "
+    "the heads form.",
+    "However, the standard mean ablation hardly isolates the contribution of a single head.",
+    "Steering vectors work well in practice, yet a debate persists over whether the features "
+    "they move are linear.",
+    "While induction heads are widely studied, their formation in deep models is not yet well "
+    "understood.",
+    "Earlier analyses of positional encodings have struggled to separate position from content.",
+    "Refusal training makes chat models safer, whereas existing defences can degrade fluency, "
+    "limiting their use.",
+)
+"""Gaps stated as a limitation or a problem of what exists (written for the tests in the style
+of 2025 abstracts): MECH060 reported "no gap" on 7 of 31 abstracts with a gap in one fresh
+sample and on 11 of 30 in another, most of them gaps of this kind."""
+
+
+@pytest.mark.parametrize("gap", LIMITATIONS)
+def test_a_gap_stated_as_a_limitation_is_a_gap(gap: str) -> None:
+    text = ("Attention heads in language models implement small algorithms. {} We trace the "
+            "heads of two open models with activation patching. Experiments on GPT-2 and "
+            "Pythia show that two heads carry most of the effect.")
+    assert "gap" not in analyse(text.format(gap)).missing, gap
+    assert "gap" in analyse(text.format("")).missing
+
+
+def test_a_proof_the_paper_only_reports_of_others_is_not_its_validation() -> None:
+    # Background that cites a proof (passive, prior work named or after a contrast, no first
+    # person) does not validate the paper's own claim: the abstract still lacks evidence.
+    theory = ("{} Chain of thought extends what transformers compute. We study how noisy "
+              "training traces change the parity circuits a transformer learns. The learned "
+              "circuit is fragile under label noise.")
+    for others in ("In recent studies, transformers are proven to have fixed upper bounds on "
+                   "their expressive power.",
+                   "However, with intermediate steps transformers are provably able to solve "
+                   "parity.",
+                   "Prior work has noted that depth matters, but no result derives tight bounds "
+                   "for it."):
+        assert "validation" in analyse(theory.format(others)).missing, others
+    assert "validation" not in analyse(theory.format(
+        "We prove that transformers have fixed upper bounds on their expressive power.")).missing
