@@ -43,7 +43,9 @@ LATEX_RULES: dict[str, Applicability] = {
                                 "moves and the section titles; reported only when no sentence "
                                 "of the text states them either (a lens: papers whose title, "
                                 "keywords or abstract frame them as a study of a mechanism in "
-                                "Transformers / LLMs only)"),
+                                "Transformers / LLMs only; \"through the lens of\", \"in terms "
+                                "of\", \"we model … as\", or a named analytical tool such as "
+                                "activation patching state one)"),
     "MECH002": Applicability(W, "a proof, a figure/table that references the statement, or an "
                                 "experiments / results / evaluation section with figures or "
                                 "tables"),
@@ -67,7 +69,8 @@ LATEX_RULES: dict[str, Applicability] = {
     "MECH019": Applicability(NA, "validates metadata: notebook only"),
     "MECH020": Applicability(W, "same; an unlabelled float right after a paragraph that "
                                 "introduces it (\"…, as follows:\", \"Below is …\") is pointed "
-                                "to by its place"),
+                                "to by its place; a command of the paper's own that "
+                                "references its argument (\\Figref) is a reference"),
     "MECH021": Applicability(NA, "TeX itself reports unbalanced source"),
     "MECH022": Applicability(NA, "the TeX gate guards notebooks; `mechnb import` reports it"),
     "MECH023": Applicability(W, "same; \"Experiment 2\" only when the paper numbers its "
@@ -187,14 +190,50 @@ def check_latex(path: str | Path) -> list[Finding]:
     paper = paper_from_dict(imported.notebook, nb_path)
     config = latex_config(load_config(paper))
     numbered = numbers_experiments(latex)
+    through_macros = macro_referenced(latex)
     findings = [remap(f, imported) for f in check(paper, config=config, rules=latex_rules())
                 if (f.code not in ("MECH001", "MECH002") or role_missing_in_text(f.message, paper))
-                and (f.code != "MECH023" or numbered or not _EXPERIMENT_NAME.match(f.message))]
+                and (f.code != "MECH023" or numbered or not _EXPERIMENT_NAME.match(f.message))
+                and (f.code != "MECH020" or not through_macros.intersection(f.labels))]
     findings += input_findings(latex)
     lines: dict[str, list[str]] = {}
     findings = [f for f in findings if not _ignored_on_line(f, latex, lines)]
     findings.sort(key=lambda f: (str(f.file), f.line or 0, f.column or 0, f.code))
     return findings
+
+
+def macro_referenced(latex: LatexPaper) -> frozenset[str]:
+    """The labels the paper refers to through a command of its own that references an argument
+    (``\\def\\Figref#1{Figure~\\ref{#1}}``, as venue templates' ``math_commands.tex`` define;
+    ``\\newcommand{\\fig}[1]{Fig.~\\ref{fig:#1}}``): a reference a reader follows, although
+    the check's reading of a paragraph kept as raw LaTeX does not expand the command."""
+    from ..checker.document import REF_COMMANDS
+    from ..tex.comments import mask_comments
+
+    ref = re.compile(r"\\(?:" + "|".join(REF_COMMANDS) + r")\*?\s*\{([^{}#]*)#(\d)([^{}#]*)\}")
+    forms = {m.name: (m.args, [(r.group(1), int(r.group(2)), r.group(3))
+                               for r in ref.finditer(m.body)])
+             for m in latex.declarations.macros.values() if m.args >= 1 and m.name.isalpha()}
+    forms = {name: form for name, form in forms.items() if form[1]}
+    if not forms:
+        return frozenset()
+    use = re.compile(r"\\(" + "|".join(map(re.escape, forms)) + r")(?![A-Za-z])\*?")
+    arg = re.compile(r"\s*\{([^{}]*)\}")
+    text = mask_comments(latex.source.text)
+    out: set[str] = set()
+    for m in use.finditer(text):
+        count, refs = forms[m.group(1)]
+        args, at = [], m.end()
+        for _ in range(count):
+            a = arg.match(text, at)
+            if a is None:
+                break
+            args.append(a.group(1))
+            at = a.end()
+        for prefix, k, suffix in refs:
+            if k <= len(args):
+                out.update(prefix + name.strip() + suffix for name in args[k - 1].split(","))
+    return frozenset(out)
 
 
 _GAP_CUE = re.compile(
@@ -232,17 +271,33 @@ consider ε-greedy exploration", "our algorithms … are not viable at scale"), 
 of the methods it improves on."""
 
 
+_LENS_TOOLS = (
+    r"(?:activation patching|causal (?:tracing|mediation|interventions?|abstraction)|"
+    r"circuit (?:analysis|discovery)|linear probes|probing|sparse autoencoders?|transcoders?|"
+    r"logit lens|tuned lens|attribution (?:patching|graphs?)|dictionary learning|"
+    r"training dynamics|gradient flow|mean[- ]field|random matrix theory|"
+    r"statistical (?:physics|mechanics)|information theory|formal language theory|"
+    r"circuit complexity|dynamical systems?|influence functions?|(?:loss )?curvature|"
+    r"neural tangent kernel)\b")
 _LENS_CUE = re.compile(
     r"(?i)\b(?:we|our|this (?:paper|work|study))\b[^.]{0,150}?\b(?:lens|perspective|viewpoint|"
     r"framework for (?:understanding|analy[sz]ing|explaining))\b"
     r"|\b(?:through|via|from|under) (?:the|a|an) (?:[\w-]+ ){0,2}"
     r"(?:lens|perspective|viewpoint) of\b"
-    r"|\bwe (?:view|cast|frame|interpret|reinterpret|recast) [^.]{0,80}?\bas\b"
+    r"|\bwe (?:view|cast|frame|interpret|reinterpret|recast|model|formali[sz]e|formulate|treat) "
+    r"[^.]{0,80}?\bas\b"
     r"|\b(?:is|are) (?:viewed|seen|cast|framed|recast|reinterpreted) as\b"
+    r"|\b(?:characteri[sz]\w*|explain\w*|describ\w*|analy[sz]\w*|formali[sz]\w*|quantif\w*|"
+    r"interpret\w*|understand\w*)\b[^.]{0,80}?\bin terms of\b"
+    r"|\b(?:we|our|this (?:paper|work|study))\b[^.]{0,100}?\b(?:us(?:e|es|ing)|leverag\w*|"
+    r"appl(?:y|ies|ying)|employ\w*|adopt\w*|through|via)\b[^.]{0,40}?\b" + _LENS_TOOLS +
+    r"|(?:^|[.!?]\s+)(?:using|leveraging|applying|through|via|with)\b[^.]{0,40}?\b" + _LENS_TOOLS +
     r"|视角")
 """A sentence that names the paper's analytical perspective ("this paper explores …, revealing a
 perspective that …", "through the lens of", "we view attention as …", "once RoPE is viewed
-as …")."""
+as …", "we model the cache as …"), what it explains something in terms of ("we characterise
+memorisation in terms of the curvature …"), or the analytical tool it works through ("we use
+activation patching to …", "via sparse autoencoders", "through training dynamics")."""
 
 _EXPERIMENT_NAME = re.compile(r"'Experiments? ")
 _EXPERIMENT_COUNTER = re.compile(r"\\newcounter\s*\{\s*experiments?\s*\}")

@@ -672,6 +672,26 @@ The left panel of \cref{fig:curve-left} shows the settling curve.
     assert len(messages) == 1 and messages[0].startswith("figure fig:other is never referenced")
 
 
+def test_a_figure_cited_through_the_papers_own_reference_command_is_referenced(
+        tmp_path: Path) -> None:
+    # Venue templates define \Figref in a commands file; a paragraph the import keeps as raw
+    # LaTeX (here because of the colour-box command) is not expanded, the command still refers.
+    commands = ("\\def\\Figref#1{Figure~\\ref{#1}}\n"
+                "\\newcommand{\\panel}[2]{panel #2 of Fig.~\\ref{fig:#1}}\n"
+                "\\newcommand{\\boxed}[1]{\\fcolorbox{blue}{white}{\\parbox{5cm}{#1}}}\n")
+    found = paper(tmp_path, r"""
+\input{commands}
+\section{Setting}
+\boxed{The sum settles fast, as \Figref{fig:curve} shows; see also \panel{tail}{b}.}
+
+\begin{figure}[h]\rule{1cm}{1cm}\caption{The settling curve.}\label{fig:curve}\end{figure}
+\begin{figure}[h]\rule{1cm}{1cm}\caption{The tail.}\label{fig:tail}\end{figure}
+\begin{figure}[h]\rule{1cm}{1cm}\caption{Another curve.}\label{fig:other}\end{figure}
+""", extra={"commands.tex": commands})
+    messages = [f.message for f in found if f.code == "MECH020"]
+    assert len(messages) == 1 and messages[0].startswith("figure fig:other is never referenced")
+
+
 def test_a_statement_heading_typed_by_hand_is_numbered_by_hand_not_a_reference(
         tmp_path: Path) -> None:
     found = paper(tmp_path, r"""
@@ -705,6 +725,13 @@ def test_a_gap_closed_or_a_question_asked_and_a_view_taken_are_read(tmp_path: Pa
     assert _lens_asked(tmp_path / "plain", question)
     assert not _lens_asked(tmp_path / "viewed", question + " Once each cache is viewed as a "
                            "low-rank sketch of the context, sharing becomes a rank question.")
+    # what the paper explains something in terms of, or the analytical tool it works through
+    for view in ("We characterise the sharing in terms of the spectrum of the key projections.",
+                 "We model each cache as a low-rank sketch of the context.",
+                 "Using activation patching, we trace which heads read the shared cache.",
+                 "Our account proceeds through training dynamics of a two-layer model."):
+        assert not _lens_asked(tmp_path / view[:12].replace(" ", "_"), question + " " + view), view
+    assert _lens_asked(tmp_path / "terms", question + " Sharing is cheap in terms of memory.")
 
 
 # ---- MECH001 / MECH062: prose written with acronym commands is read as TeX prints it ------------
