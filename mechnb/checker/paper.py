@@ -40,9 +40,20 @@ _CONCLUSION_HEADING = re.compile(r"(?i)conclu|summary|结论|总结|结语")
 _PART_NAMES = {"introduction": "Introduction", "theory": "Theory / Mechanism",
                "experiments": "Experiments", "conclusion": "Conclusion"}
 INTUITION = re.compile(
-    r"(?i)\b(?:intuitively|in words|in other words|put simply|informally|roughly speaking|"
-    r"read(?:s)? as|this says|that is|the idea is|this means|means that|says that|"
-    r"loosely|think of)\b|直观|换言之|也就是说|这意味着|意味着|简单地说|通俗地说|直白地说")
+    r"(?i)\b(?:intuitively|intuitive|intuition|in words|in other words|put simply|informally|"
+    r"roughly speaking|read(?:s)? as|this says|that is|the idea is|this means|means that|"
+    r"says that|loosely|think of|in this view|corresponds? to|mirrors|analog(?:y|ous)|"
+    r"plays the role of|can be (?:read|seen|understood|interpreted|viewed) as|"
+    r"penali[sz]es|rewards|encourages|discourages)\b"
+    r"|\bas (?:the )?[^.,;]{1,40}? "
+    r"(?:grows|increases|decreases|shrinks|vanishes|goes to|tends to)\b"
+    r"|\bif [^.;]{1,80}? is (?:small|large|close to|near|zero|high|low)\b[^.;]{0,100}\bthen\b"
+    r"|直观|换言之|也就是说|这意味着|意味着|简单地说|通俗地说|直白地说")
+INTUITION_BEFORE = re.compile(
+    r"(?i)\b(?:intuitively|intuition|in words|informally|in plain (?:words|terms)|the idea)\b"
+    r"|直观|通俗地说")
+"""An intuition given in the sentences right before a formula ("the intuition behind the
+definition is that …"): it counts as well as one after it."""
 _ALIGN_ENVS = re.compile(r"\\begin\{(?:align|aligned|alignat|flalign|split|gather|gathered|"
                          r"multline|eqnarray|array|cases|IEEEeqnarray)\*?\}")
 _RELATION = re.compile(r"(?<![<>\\!])(?:=|<|>)(?!=)|\\(?:le|leq|ge|geq|approx|lesssim|gtrsim|"
@@ -219,6 +230,19 @@ def check_abstract_references(doc: Document, rule: Rule) -> Iterator[Finding]:
                           (site.name,))
 
 
+def _previous_cell_prose(doc: Document, cell: int) -> str:
+    """Prose of the exported markdown cell right before ``cell`` (none when a statement, a proof
+    or a formula cell stands between)."""
+    for c in reversed(doc.cells[:cell]):
+        if c.role == "note" or not c.source.strip():
+            continue
+        scan = doc.scans.get(c.index)
+        if scan is not None and c.role not in STATEMENT_BOUNDARY:
+            return " ".join(scan.source[s.start:s.end] for s in scan.spans if s.kind == "prose")
+        break
+    return ""
+
+
 def _next_cell_prose(doc: Document, cell: int) -> str:
     """Prose of the next exported non-formal cell after ``cell`` (a formula cell counts)."""
     for c in doc.cells[cell + 1:]:
@@ -234,14 +258,28 @@ def _next_cell_prose(doc: Document, cell: int) -> str:
     return ""
 
 
+def _last_sentences(text: str, count: int = 2) -> str:
+    """The last ``count`` sentences of ``text``."""
+    return " ".join(re.split(r"(?<=[.!?。！？])\s+", text.strip())[-count:])
+
+
 def check_intuition(doc: Document, rule: Rule) -> Iterator[Finding]:
     """Seed checklist: a key formula is followed by a sentence of intuition."""
     for cell, equations in doc.key_equations.items():
         bounds = [end for _, _, end, _ in equations] + [len(doc.cells[cell].source)]
         followed = matched_after(prose_pieces(doc, cell, bounds), INTUITION)
+        edges = [0]
+        for _, start, end, _ in equations:
+            edges += [start, end]
+        before = prose_pieces(doc, cell, edges)[::2]  # the prose since the previous formula
+        followed = [ok or bool(INTUITION_BEFORE.search(_last_sentences(text)))
+                    for ok, text in zip(followed, before, strict=True)]
         if doc.cells[cell].role != "formula":  # outside formula cells only labelled ones count
             followed = [ok or label is None for (_, _, _, label), ok in
                         zip(equations, followed, strict=True)]
+        if edges[1:2] and not before[0]:  # the first formula opens its cell: the cell before
+            followed[0] = followed[0] or bool(INTUITION_BEFORE.search(
+                _last_sentences(_previous_cell_prose(doc, cell))))
         for _, start, _end, label in unmet(equations, followed, lambda c: bool(
                 INTUITION.search(_next_cell_prose(doc, c)))):
             yield rule.at(doc, f"{equation_name(label)} is not followed by an intuition; add "

@@ -692,6 +692,45 @@ def test_a_figure_cited_through_the_papers_own_reference_command_is_referenced(
     assert len(messages) == 1 and messages[0].startswith("figure fig:other is never referenced")
 
 
+def test_an_intuition_before_the_formula_or_in_other_words_is_read(tmp_path: Path) -> None:
+    # MECH051 read only "Intuitively, …" after a formula; papers also say what a term does
+    # ("corresponds to", "penalises", "as the ratio grows, …", "if … is small, then …") or give
+    # the intuition first. A glossary of symbols alone is still no intuition.
+    found = paper(tmp_path, r"""
+\section{Setting}
+We weigh each step:
+\begin{equation}\label{eq:mirror}
+w_t = \rho^{t}
+\end{equation}
+The weight corresponds to how much of step $t$ survives.
+
+The update is
+\begin{equation}\label{eq:grow}
+s_t = \rho s_{t-1} + x_t
+\end{equation}
+As the ratio grows, old inputs fade more slowly.
+
+The gap is
+\begin{equation}\label{eq:small}
+g = |s_t - s^\ast|
+\end{equation}
+If $g$ is small for every input, then the sum has settled.
+
+The intuition behind the next definition is that a sum settles once its tail stops moving.
+
+\begin{equation}\label{eq:before}
+T = \min\{t : g_t < \epsilon\}
+\end{equation}
+
+Finally we expand one step:
+\begin{equation}\label{eq:bare}
+s_{t+1} - s_t = (\rho - 1) s_t + x_{t+1}
+\end{equation}
+Here, $x_t$ denotes the input.
+""")
+    assert [f.labels for f in found if f.code == "MECH051"] == [("eq:bare",)]
+
+
 def test_a_statement_heading_typed_by_hand_is_numbered_by_hand_not_a_reference(
         tmp_path: Path) -> None:
     found = paper(tmp_path, r"""
