@@ -55,7 +55,7 @@ INTUITION_BEFORE = re.compile(
 """An intuition given in the sentences right before a formula ("the intuition behind the
 definition is that …"): it counts as well as one after it."""
 _ALIGN_ENVS = re.compile(r"\\begin\{(?:align|aligned|alignat|flalign|split|gather|gathered|"
-                         r"multline|eqnarray|array|cases|IEEEeqnarray)\*?\}")
+                         r"multline|eqnarray|array|[dr]*cases|IEEEeqnarray)\*?\}")
 _RELATION = re.compile(r"(?<![<>\\!])(?:=|<|>)(?!=)|\\(?:le|leq|ge|geq|approx|lesssim|gtrsim|"
                        r"simeq|equiv|ll|gg|propto)(?![A-Za-z])")
 _LEADING_RELATION = re.compile(r"^\s*(?:&\s*)?(?:=|<|>|\\(?:le|leq|ge|geq|approx|lesssim|"
@@ -64,7 +64,7 @@ _ALIGN_OPENER = re.compile(r"\\begin\{(?:align|alignat|flalign|gather|multline|e
                            r"(?:\{[^{}]*\})?\s*$")
 _SIDE_BY_SIDE = re.compile(r"\\q?quad|,|;|\\text\{[^{}]*\}|\\(?:mbox|hbox)\{[^{}]*\}")
 """What separates independent relations written side by side in one display."""
-_NESTED_ROWS = re.compile(r"(?s)\\begin\{(\w*matrix|array|cases|subarray|smallmatrix)\*?\}.*?"
+_NESTED_ROWS = re.compile(r"(?s)\\begin\{(\w*matrix|array|[dr]*cases|subarray|smallmatrix)\*?\}.*?"
                           r"\\end\{\1\*?\}|\\substack\{[^{}]*\}")
 _PROOF_POINTER = re.compile(r"(?i)\bproofs?\b|证明")
 _MODEL_TERMS = re.compile(

@@ -23,7 +23,7 @@ from .reader import LatexPaper, read_latex
 if TYPE_CHECKING:
     from ..checker.config import CheckConfig
     from ..checker.rule import Rule
-    from ..notebook import Paper
+    from ..notebook import Cell, Paper
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 NA = None
@@ -49,7 +49,9 @@ LATEX_RULES: dict[str, Applicability] = {
     "MECH002": Applicability(W, "a proof, a figure/table that references the statement, or an "
                                 "experiments / results / evaluation section with figures or "
                                 "tables"),
-    "MECH003": Applicability(INFO, "papers often interpret a theorem in running text further on"),
+    "MECH003": Applicability(INFO, "papers often interpret a theorem in running text further on; "
+                                   "the paragraph after it that talks about it, or under a "
+                                   "run-in heading such as \"Interpretation: …\", interprets it"),
     "MECH004": Applicability(W, "a proof after it, a proof titled or referencing its label, or "
                                 "an experiment figure that references it"),
     "MECH005": Applicability(INFO, "as for notebooks, but milder"),
@@ -96,10 +98,15 @@ LATEX_RULES: dict[str, Applicability] = {
     "MECH048": Applicability(W, "same"),
     "MECH049": Applicability(NA, "table outputs of code cells"),
     "MECH050": Applicability(W, "same"),
-    "MECH051": Applicability(INFO, "key formulas are labelled displays in running text"),
+    "MECH051": Applicability(INFO, "key formulas are labelled displays in running text; an "
+                                   "intuition stated just before the formula counts"),
     "MECH052": Applicability(INFO, "same, milder"),
     "MECH053": Applicability(INFO, "same"),
-    "MECH054": Applicability(INFO, "same"),
+    "MECH054": Applicability(INFO, "a paper has no implication cell: a sentence of the abstract "
+                                   "or of a discussion / conclusion section that draws a "
+                                   "consequence for the model (\"suggests\", \"helps explain "
+                                   "why\"; in a discussion section also \"the results show "
+                                   "that … attention …\") is its implication"),
     "MECH055": Applicability(NA, "markdown math"),
     "MECH060": Applicability(INFO, "a published paper's abstract often states its gap inside "
                                    "a context sentence (\"…, yet far less understood\"), which the "
@@ -194,12 +201,60 @@ def check_latex(path: str | Path) -> list[Finding]:
     findings = [remap(f, imported) for f in check(paper, config=config, rules=latex_rules())
                 if (f.code not in ("MECH001", "MECH002") or role_missing_in_text(f.message, paper))
                 and (f.code != "MECH023" or numbered or not _EXPERIMENT_NAME.match(f.message))
-                and (f.code != "MECH020" or not through_macros.intersection(f.labels))]
+                and (f.code != "MECH020" or not through_macros.intersection(f.labels))
+                and (f.code != "MECH054" or not implication_in_text(paper))]
     findings += input_findings(latex)
     lines: dict[str, list[str]] = {}
     findings = [f for f in findings if not _ignored_on_line(f, latex, lines)]
     findings.sort(key=lambda f: (str(f.file), f.line or 0, f.column or 0, f.code))
     return findings
+
+
+_CLOSING_HEADING = re.compile(
+    r"(?im)^[ \t]{0,3}#{1,6}[ \t]+(?:\d[\d.]*\s+)?[^\n]*\b(?:discussion|conclu\w*|implications?|"
+    r"broader impacts?|outlook|summary|takeaways?)\b"
+    r"|^[ \t]{0,3}#{1,6}[ \t]+[^\n]*(?:讨论|结论|总结|启示)")
+_HEADING_LINE = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]")
+_IMPLICATION_CUE = re.compile(
+    r"(?i)\b(?:suggests?|implies|implications?|means that|for practitioners|in practice|"
+    r"sheds? light|helps? explain|explains? why|points? (?:to|toward)|informs?|should|"
+    r"recommend\w*|inductive bias|complements?|consequences?|opens? (?:the way|a path)|"
+    r"calls? for|motivates?|guid(?:e|es|ance)|complementary)\b|意味着|启示|建议")
+_DISCUSSION_CUE = re.compile(
+    r"(?i)\b(?:shows? that|demonstrates? that|highlights?|provides? evidence|indicates?|"
+    r"reveals?|we expect)\b|表明")
+"""A finding drawn out in a discussion section ("the results demonstrate that standard
+post-training is not sufficient …"): an implication there, a result in the abstract."""
+_DISCUSSION_HEADING = re.compile(
+    r"(?im)^[ \t]{0,3}#{1,6}[ \t]+(?:\d[\d.]*\s+)?[^\n]*\b(?:discussion|implications?|"
+    r"broader impacts?|outlook)\b|^[ \t]{0,3}#{1,6}[ \t]+[^\n]*(?:讨论|启示)")
+_SENTENCE = re.compile(r"[^.!?。！？]+[.!?。！？]?")
+
+
+def implication_in_text(paper: Paper) -> bool:
+    """Does the paper say what its result means for attention or LLMs where papers say it — a
+    sentence of the abstract, or of a discussion / conclusion / implications section, that draws
+    a consequence ("suggests", "helps explain why", "for practitioners") and names the model
+    ("attention", "LLMs", "heads", "training")? A LaTeX paper has no `implication` cell; MECH054
+    stands only when no such sentence exists."""
+    from ..checker.paper import _MODEL_TERMS
+
+    cells: list[tuple[Cell, bool]] = []  # (cell, in a discussion section)
+    closing: int | None = None  # the level of the closing section's heading, inside one
+    discussion = False
+    for c in paper.cells:  # markdown or kept as raw LaTeX (an abstract often is)
+        head = c.source.lstrip()
+        if c.is_markdown and _HEADING_LINE.match(head):
+            level = len(head) - len(head.lstrip("#"))
+            if closing is None or level <= closing:
+                closing = level if _CLOSING_HEADING.match(head) else None
+                discussion = closing is not None and bool(_DISCUSSION_HEADING.match(head))
+            continue
+        if closing is not None or c.role in ("abstract", "conclusion", "implication"):
+            cells.append((c, discussion and closing is not None))
+    return any((_IMPLICATION_CUE.search(s) or (discussed and _DISCUSSION_CUE.search(s)))
+               and _MODEL_TERMS.search(s)
+               for c, discussed in cells for s in _SENTENCE.findall(c.source))
 
 
 def macro_referenced(latex: LatexPaper) -> frozenset[str]:

@@ -632,6 +632,14 @@ def _guess_lang(text: str) -> str:
     return "zh" if cjk and cjk * 3 >= 0.8 * latin else "en"
 
 
+_ANNOUNCES_INTERPRETATION = re.compile(
+    r"(?i)^#+\s*(?:\**\s*)?(?:an? )?(?:interpretations?|intuitions?|interpreting|intuitively|"
+    r"meaning|what (?:this|it|the \w+) (?:means|says)|in (?:plain )?words|takeaways?|"
+    r"insights?)\b|^#+\s*(?:解释|直观|含义|解读|直观理解)")
+"""A run-in heading (``\\paragraph{Interpretation: …}``) that announces the interpretation of
+the statement before it."""
+
+
 def _annotate(blocks: list[Block], lang: str) -> None:
     """Roles from the structure: introduction moves, sections, interpretations, validation."""
     from ..moves.paper import _untyped_moves
@@ -665,12 +673,17 @@ def _annotate(blocks: list[Block], lang: str) -> None:
     for n, b in enumerate(blocks):  # the first paragraph after a statement that talks about it
         if b.role not in _STATEMENT_ROLES:
             continue
+        announced = False
         for c in blocks[n + 1:n + 6]:
             if c.role == "proof" or (c.kind == "raw" and c.role is None):
                 continue
+            if c.heading is not None and c.heading >= 4 and c.role is None \
+                    and _ANNOUNCES_INTERPRETATION.search(c.source):
+                announced = True  # "\paragraph{Interpretation: …}": the paragraph under it
+                continue
             if c.heading is not None or c.role not in (None, "result"):
                 break
-            if c.kind == "markdown" and (_TALKS_ABOUT.search(c.source) or (
+            if c.kind == "markdown" and (announced or _TALKS_ABOUT.search(c.source) or (
                     b.label and b.label in c.refs)):
                 c.role, c.title = "interpretation", ""
             break

@@ -731,6 +731,78 @@ Here, $x_t$ denotes the input.
     assert [f.labels for f in found if f.code == "MECH051"] == [("eq:bare",)]
 
 
+def test_a_run_in_heading_that_announces_the_interpretation_interprets(tmp_path: Path) -> None:
+    found = paper(tmp_path, r"""
+\section{Theory}
+\begin{theorem}\label{thm:gate}
+Every damped sum with ratio below one settles.
+\end{theorem}
+\paragraph{Interpretation: damping as a gate.}
+Each step forgets a fixed share of the past.
+
+\begin{theorem}\label{thm:grow}
+A damped sum with ratio above one grows without bound.
+\end{theorem}
+\paragraph{A remark on inputs.}
+Inputs are bounded throughout.
+""")
+    assert [f.labels for f in found if f.code == "MECH003"] == [("thm:grow",)]
+
+
+def test_a_piecewise_definition_is_not_a_chain_of_steps(tmp_path: Path) -> None:
+    # dcases / rcases rows are the cases of one definition, not a derivation (MECH052)
+    found = paper(tmp_path, r"""
+\section{Setting}
+The weight is
+\begin{equation}\label{eq:piece}
+w(t) = \begin{dcases} \rho^t & t \ge 0, \\ 0 & t < 0, \end{dcases}
+\end{equation}
+and one step gives
+\begin{equation}\label{eq:chain}
+s_{t+1} = \rho s_t + x_{t+1} = \rho^2 s_{t-1} + \rho x_t + x_{t+1} \le 2 \max_k |x_k|.
+\end{equation}
+""")
+    assert [f.line for f in found if f.code == "MECH052"] == [line_of(tmp_path, "eq:chain")]
+
+
+LLM_PAPER = r"""\documentclass{article}
+\usepackage{amsthm}
+\newtheorem{theorem}{Theorem}
+\begin{document}
+\title{Copy heads}
+\begin{abstract}
+Attention heads in large language models copy tokens. We prove when one head copies exactly.
+\end{abstract}
+\section{Introduction}
+Large language models copy tokens from their context with attention heads.
+\section{Theory}
+\begin{theorem}\label{thm:copy}
+A head with margin above one copies the token it attends to.
+\end{theorem}
+\begin{proof}
+The softmax weight on the target exceeds one half.
+\end{proof}
+\section{Discussion and Outlook}
+\subsection{Scope}
+%s
+\end{document}
+"""
+
+
+def test_an_implication_in_the_discussion_is_read_on_latex(tmp_path: Path) -> None:
+    # A LaTeX paper has no `implication` cell: MECH054 reads the abstract and the discussion /
+    # conclusion sections (their subsections too) for a consequence drawn for the model.
+    def implication_asked(name: str, closing: str) -> bool:
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "main.tex").write_text(LLM_PAPER % closing, encoding="utf-8")
+        return any(f.code == "MECH054" for f in check_latex(folder / "main.tex"))
+
+    assert not implication_asked("drawn", "This suggests that attention heads with a small "
+                                          "margin should be pruned first.")
+    assert implication_asked("none", "The margin is easy to compute for any head.")
+
+
 def test_a_statement_heading_typed_by_hand_is_numbered_by_hand_not_a_reference(
         tmp_path: Path) -> None:
     found = paper(tmp_path, r"""
