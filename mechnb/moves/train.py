@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import sys
 from collections import Counter
@@ -153,20 +154,36 @@ def fit(data: Sequence[Example], move: str) -> dict[str, float]:
     keep = vocabulary(data)
     rows = [({k: v for k, v in feats.items() if k in keep}, 1.0 if move in moves else 0.0)
             for feats, moves, _ in data]
-    w: dict[str, float] = {}
+    w = _sgd(rows, EPOCHS, RATE, L2 / len(rows))
+    return {k: round(v, 4) for k, v in sorted(w.items()) if abs(v) >= 1e-4}
+
+
+def _sgd(rows: Sequence[tuple[dict[str, float], float]], epochs: int, rate0: float,
+         decay: float) -> dict[str, float]:
+    """Logistic-regression weights by SGD with a fixed seed (L2 ``decay`` on all but the
+    bias): every feature seen in ``rows`` → its weight. The arithmetic is that of
+    ``learned.probability`` and one update per feature, in the rows' feature order; the
+    features are numbered first so that the inner loops index a list, not a dict (the refit
+    spent most of its time in dict look-ups)."""
+    index: dict[str, int] = {}
+    coded = []
+    for feats, y in rows:
+        coded.append(([(index.setdefault(k, len(index)), v, k != "bias")
+                       for k, v in feats.items()], y))
+    w = [0.0] * len(index)
     order = list(range(len(rows)))
     rng = random.Random(SEED)
-    decay = L2 / len(rows)
-    for epoch in range(EPOCHS):
+    for epoch in range(epochs):
         rng.shuffle(order)
-        rate = RATE / (1.0 + 0.1 * epoch)
+        rate = rate0 / (1.0 + 0.1 * epoch)
         for i in order:
-            feats, y = rows[i]
-            g = probability(w, feats) - y
-            for k, v in feats.items():
-                wk = w.get(k, 0.0)
-                w[k] = wk - rate * (g * v + (decay * wk if k != "bias" else 0.0))
-    return {k: round(v, 4) for k, v in sorted(w.items()) if abs(v) >= 1e-4}
+            row, y = coded[i]
+            z = sum(w[j] * v for j, v, _ in row)
+            g = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))) - y
+            for j, v, decays in row:
+                wj = w[j]
+                w[j] = wj - rate * (g * v + (decay * wj if decays else 0.0))
+    return {k: w[j] for k, j in index.items()}
 
 
 def folds(data: Sequence[Example], fraction: float = 1.0
@@ -308,19 +325,7 @@ def csabstruct_rows(weights: dict[str, dict[str, float]], folder: Path | None = 
 
 def fit_rows(rows: Sequence[tuple[dict[str, float], float]]) -> dict[str, float]:
     """Logistic-regression weights by SGD (fixed seed) over ``(features, 0/1)`` rows."""
-    w: dict[str, float] = {}
-    order = list(range(len(rows)))
-    rng = random.Random(SEED)
-    decay = PRESENCE_L2 / max(1, len(rows))
-    for epoch in range(PRESENCE_EPOCHS):
-        rng.shuffle(order)
-        rate = 0.05 / (1.0 + 0.1 * epoch)
-        for i in order:
-            feats, y = rows[i]
-            g = probability(w, feats) - y
-            for k, v in feats.items():
-                wk = w.get(k, 0.0)
-                w[k] = wk - rate * (g * v + (decay * wk if k != "bias" else 0.0))
+    w = _sgd(rows, PRESENCE_EPOCHS, 0.05, PRESENCE_L2 / max(1, len(rows)))
     return {k: round(v, 4) for k, v in sorted(w.items())}
 
 
