@@ -67,7 +67,7 @@ _SIDE_BY_SIDE = re.compile(r"\\q?quad|,|;|\\text\{[^{}]*\}|\\(?:mbox|hbox)\{[^{}
 _NESTED_ROWS = re.compile(r"(?s)\\begin\{(\w*matrix|array|[dr]*cases|subarray|smallmatrix)\*?\}.*?"
                           r"\\end\{\1\*?\}|\\substack\{[^{}]*\}")
 _PROOF_POINTER = re.compile(r"(?i)\bproofs?\b|证明")
-_MODEL_TERMS = re.compile(
+MODEL_TERMS = re.compile(
     r"(?i)attention|transformer|language model|\bLLMs?\b|\bheads?\b|\btokens?\b|in-context|"
     r"\bprompts?\b|\blayers?\b|training|pretrain|注意力|语言模型|大模型|词元|上下文|提示|训练|"
     r"Transformer")
@@ -346,7 +346,7 @@ def check_implication(doc: Document, rule: Rule) -> Iterator[Finding]:
                            "behavior; add an `implication` cell (`%mech implication`)")
         return
     prose = " ".join(t for c in cells for _, t in doc.tex_texts(c.index))
-    if not _MODEL_TERMS.search(prose):
+    if not MODEL_TERMS.search(prose):
         yield rule.at(doc, f"{why}, but the implication does not translate the result back to "
                            "attention / LLM behavior (heads, tokens, layers, training, "
                            "prompts…); say what changes in a real model", cells[0].index)

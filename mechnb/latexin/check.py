@@ -210,11 +210,15 @@ def check_latex(path: str | Path) -> list[Finding]:
     return findings
 
 
-_CLOSING_HEADING = re.compile(
-    r"(?im)^[ \t]{0,3}#{1,6}[ \t]+(?:\d[\d.]*\s+)?[^\n]*\b(?:discussion|conclu\w*|implications?|"
-    r"broader impacts?|outlook|summary|takeaways?)\b"
-    r"|^[ \t]{0,3}#{1,6}[ \t]+[^\n]*(?:讨论|结论|总结|启示)")
-_HEADING_LINE = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]")
+def _titled(english: str, chinese: str) -> re.Pattern[str]:
+    """A markdown heading whose title holds one of the ``english`` words (a ``|``-separated
+    pattern, after an optional section number) or one of the ``chinese`` ones."""
+    return re.compile(r"(?im)^[ \t]{0,3}#{1,6}[ \t]+(?:\d[\d.]*\s+)?[^\n]*\b(?:" + english
+                      + r")\b|^[ \t]{0,3}#{1,6}[ \t]+[^\n]*(?:" + chinese + ")")
+
+
+_CLOSING_HEADING = _titled(r"discussion|conclu\w*|implications?|broader impacts?|outlook|"
+                           r"summary|takeaways?", "讨论|结论|总结|启示")
 _IMPLICATION_CUE = re.compile(
     r"(?i)\b(?:suggests?|implies|implications?|means that|for practitioners|in practice|"
     r"sheds? light|helps? explain|explains? why|points? (?:to|toward)|informs?|should|"
@@ -225,9 +229,7 @@ _DISCUSSION_CUE = re.compile(
     r"reveals?|we expect)\b|表明")
 """A finding drawn out in a discussion section ("the results demonstrate that standard
 post-training is not sufficient …"): an implication there, a result in the abstract."""
-_DISCUSSION_HEADING = re.compile(
-    r"(?im)^[ \t]{0,3}#{1,6}[ \t]+(?:\d[\d.]*\s+)?[^\n]*\b(?:discussion|implications?|"
-    r"broader impacts?|outlook)\b|^[ \t]{0,3}#{1,6}[ \t]+[^\n]*(?:讨论|启示)")
+_DISCUSSION_HEADING = _titled(r"discussion|implications?|broader impacts?|outlook", "讨论|启示")
 _SENTENCE = re.compile(r"[^.!?。！？]+[.!?。！？]?")
 
 
@@ -237,15 +239,16 @@ def implication_in_text(paper: Paper) -> bool:
     a consequence ("suggests", "helps explain why", "for practitioners") and names the model
     ("attention", "LLMs", "heads", "training")? A LaTeX paper has no `implication` cell; MECH054
     stands only when no such sentence exists."""
-    from ..checker.paper import _MODEL_TERMS
+    from ..checker.paper import MODEL_TERMS
+    from ..moves.paper import heading_level
 
     cells: list[tuple[Cell, bool]] = []  # (cell, in a discussion section)
     closing: int | None = None  # the level of the closing section's heading, inside one
     discussion = False
     for c in paper.cells:  # markdown or kept as raw LaTeX (an abstract often is)
         head = c.source.lstrip()
-        if c.is_markdown and _HEADING_LINE.match(head):
-            level = len(head) - len(head.lstrip("#"))
+        level = heading_level(c.source) if c.is_markdown else None
+        if level is not None:
             if closing is None or level <= closing:
                 closing = level if _CLOSING_HEADING.match(head) else None
                 discussion = closing is not None and bool(_DISCUSSION_HEADING.match(head))
@@ -253,7 +256,7 @@ def implication_in_text(paper: Paper) -> bool:
         if closing is not None or c.role in ("abstract", "conclusion", "implication"):
             cells.append((c, discussion and closing is not None))
     return any((_IMPLICATION_CUE.search(s) or (discussed and _DISCUSSION_CUE.search(s)))
-               and _MODEL_TERMS.search(s)
+               and MODEL_TERMS.search(s)
                for c, discussed in cells for s in _SENTENCE.findall(c.source))
 
 

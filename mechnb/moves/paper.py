@@ -121,21 +121,22 @@ def introduction_cells(paper: Paper) -> list[Cell]:
     if start is None:
         return []
     cells: list[Cell] = []
-    level = _heading_level(paper.cells[start].source) or 1
+    level = heading_level(paper.cells[start].source) or 1
     for c in paper.cells[start:]:
         if c.role == "note" or (not c.is_markdown and c.role in (None, "figure")):
             continue  # a paragraph kept as raw LaTeX, or a figure, does not end it
         if not c.is_markdown or (c.role is not None and c.role not in INTRO_ROLES):
             break
         if cells and c.role is None and _HEADING.search(c.source) and \
-                (_heading_level(c.source) or 1) <= level:
+                (heading_level(c.source) or 1) <= level:
             break  # an untyped cell opening a new section ends the introduction (its
             # subsections, as in a thesis's first chapter, are part of it)
         cells.append(c)
     return cells
 
 
-def _heading_level(source: str) -> int | None:
+def heading_level(source: str) -> int | None:
+    """The level of the markdown heading ``source`` opens with (``## …`` → 2), or None."""
     m = _HEADING_LEVEL.match(source.lstrip())
     return len(m.group(1)) if m else None
 
