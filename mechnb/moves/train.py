@@ -1,8 +1,9 @@
 """Fit the learned layer (``data/moves/weights.json``) on the labelled real abstracts.
 
 ``python -m mechnb.moves.train`` (from a source checkout) reads ``tests/fixtures/moves``: every
-split of ``real_en.json`` and ``real_en_dev2.json``, and the ``train3`` split of
-``real_en_set3.json`` — never ``test2``, the measurement. Per move it fits a logistic regression
+split of ``real_en.json`` and ``real_en_dev2.json``, the ``train3`` split of
+``real_en_set3.json`` and all of ``real_en_set4.json`` (``train4``) — never ``test2``, the
+measurement. Per move it fits a logistic regression
 by stochastic gradient descent (fixed seed, fixed order: the same data gives the same weights),
 picks the probability from which the move is made by 5-fold cross-validation over abstracts
 (out-of-fold F1), and writes the weights. The same folds pick, per move, the bound below which a
@@ -38,7 +39,8 @@ from .roles import load_roles
 from .sentences import split_sentences
 
 FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "moves"
-TRAINING = (("real_en.json", None), ("real_en_dev2.json", None), ("real_en_set3.json", "train3"))
+TRAINING = (("real_en.json", None), ("real_en_dev2.json", None), ("real_en_set3.json", "train3"),
+            ("real_en_set4.json", None))
 """(file, split or None for all): the abstracts the layer is fitted on."""
 HELD_OUT = "test2"
 EPOCHS = 80

@@ -28,9 +28,11 @@ WRITTEN = json.loads((FIXTURES / "labelled.json").read_text("utf-8"))["abstracts
 
 FALSE_ALARMS = 0.05
 """The issue's ceiling: at most 1 present move in 20 reported missing."""
-CV_FOUND = {"gap": (61, 67), "validation": (78, 95)}
+CV_FOUND = {"gap": (114, 136), "validation": (154, 188)}
 """(deleted and reported, deleted) out of fold on the training abstracts, counted as ``analyse``
-decides: floors a little below the measured 62 and 82, false alarms 14 of 484 (63 and 80 before
+decides: floors a little below the measured 117 and 158, false alarms 28 of 941, since the 96
+abstracts of ``real_en_set4.json`` are fitted on too (2026-11-29; 62 of 67 and 82 of 95 at 14 of
+484 before them; 63 and 80 before
 gaps stated as limitations were cued, proofs of others no longer validated and background's
 evidence words no longer counted, 2026-11-29; 62 and 77 before
 adjacent word pairs were features of the sentences, 2026-11-29). Since the blind
@@ -40,20 +42,22 @@ and 39 of 79 at 13 of 468 (issue 36: the abstract judged as a whole, CSAbstruct 
 validation's presence model also fitted on CSAbstruct abstracts with and without their results;
 a weakly made move left to the abstract, ``present_above``; an abstract that states a proof or
 a bound is validated by it, ``states_proof``)."""
-TEST2_FOUND = {"gap": (23, 25), "validation": (28, 38)}
-"""(deleted and reported, deleted) on test2: 24 and 30 at 5 of 195 false alarms since gaps stated
+TEST2_FOUND = {"gap": (22, 25), "validation": (28, 38)}
+"""(deleted and reported, deleted) on test2: 23 and 29 at 3 of 195 false alarms since
+``real_en_set4.json`` is fitted on too; 24 and 30 at 5 of 195 false alarms since gaps stated
 as limitations are cued (4 of 195 before); 24 and 30 (false alarms: 4 of 195) with adjacent
 word pairs as features (chosen out of fold); 24 and 27 after the second pass over validation;
 before it, 24 and 11 of 25 (6 of 182); before the
 gap cue was widened, 23 and 9; before ``states_proof``, 23 and 10; before ``present_above``, 21
 and 10; before the CSAbstruct rows, 23 and 4 at 7 of 182; before issue 36, 10 and 3 at 1 of
 182)."""
-WRITTEN_FOUND = {"en": {"gap": 8, "validation": 6}, "zh": {"gap": 8, "validation": 6}}
+WRITTEN_FOUND = {"en": {"gap": 8, "validation": 5}, "zh": {"gap": 8, "validation": 6}}
 """Of 8 each, on the project-written abstracts (Chinese: the rules decide). Since their blind
 reading with the wide guide was merged (2026-11-29: 20 of 22 validation labels kept, 4 sentences
 added, among them the grokking abstract's "we prove that …", 我们证明), a deletion takes the
 proof with the experiment, and 6 of 8 are found in each language (English 4 before, with the
-word pairs; Chinese 5, when the proof was left behind and validated the copy)."""
+word pairs; Chinese 5, when the proof was left behind and validated the copy); English 5 since
+real_en_set4.json is fitted on too (2026-11-29)."""
 
 
 def test_false_alarms_and_detection_out_of_fold_on_the_training_abstracts(
@@ -62,19 +66,19 @@ def test_false_alarms_and_detection_out_of_fold_on_the_training_abstracts(
     every = MissingCounts.from_json(model["cv_missing"]["all"])
     splits = {k: MissingCounts.from_json(v) for k, v in model["cv_missing"].items()
               if k != "all"}
-    assert set(splits) == {"dev", "heldout", "dev2", "train3"}
+    assert set(splits) == {"dev", "heldout", "dev2", "train3", "train4"}
     total = MissingCounts()
     for counts in splits.values():
         total = total.add(counts)
     assert total == every
-    assert sum(every.present.values()) >= 450
+    assert sum(every.present.values()) >= 900
     assert every.false_alarm_rate() <= FALSE_ALARMS
     # The bounds share one budget of 3% out of fold, and only the gap and the validation (the
     # moves DESIGN §4 asks of every paper) may spend it: the other moves report none.
     assert every.false_alarm_rate() <= 0.03
     assert all(every.false_alarms[m] == 0 for m in MOVES if m not in ("gap", "validation"))
     # The splits the cue rules were never tuned on (the fairer view) stay within the ceiling.
-    untuned = splits["heldout"].add(splits["train3"])
+    untuned = splits["heldout"].add(splits["train3"]).add(splits["train4"])
     assert untuned.false_alarm_rate() <= FALSE_ALARMS
     for move, (found, removed) in CV_FOUND.items():
         assert every.removed[move] == removed
@@ -158,13 +162,15 @@ def test_a_move_is_judged_from_the_abstract_as_a_whole() -> None:
 def test_a_move_tagged_weakly_but_reported_missing_says_so(tmp_path: Path) -> None:
     # The learned layer tags sentence 4 as validation, weakly; the abstract as a whole (the
     # presence model) does not report evidence, so the move is reported missing. The report and
-    # the views say which sentence came near instead of "no sentence makes it".
+    # the views say which sentence came near instead of "no sentence makes it". ("Our results
+    # suggest" was the weak sentence until real_en_set4.json was fitted on: it now reads as an
+    # implication, not evidence.)
     from mechnb.checker import check
     from mechnb.moves.view import analysis_html, analysis_text
 
     text = ("Transformers trained on modular arithmetic generalize long after they fit the "
             "training set. Why the delay has the length it has is not understood. We study the "
-            "weight norm of a one-layer transformer during training. Our results suggest that "
+            "weight norm of a one-layer transformer during training. Our measurements suggest that "
             "the delay is set by weight decay. This points to norm control as a lever on "
             "grokking.")
     result = analyse(text, "en")
@@ -206,7 +212,11 @@ def test_the_second_reading_is_of_the_deleted_copies_the_first_labels_make(
     from mechnb.moves.train import training_abstracts
 
     model, _ = fresh_training
-    training = {a["id"]: first_labels(a) for a in training_abstracts(FIXTURES)}
+    # the reading predates real_en_set4.json, which no second reader read
+    set4 = {a["id"] for a in json.loads((FIXTURES / "real_en_set4.json").read_text("utf-8"))
+            ["abstracts"]}
+    training = {a["id"]: first_labels(a) for a in training_abstracts(FIXTURES)
+                if a["id"] not in set4}
     test2 = {a["id"]: first_labels(a) for a in TEST2}
     want = {(i, m) for i, a in test2.items() for m, _ in deletions(a) if m in ("gap", "validation")}
     want |= {(i, m) for i, a in training.items() for m, _ in deletions(a) if m == "validation"}
@@ -285,6 +295,7 @@ LIMITATIONS = (
     "Earlier analyses of positional encodings have struggled to separate position from content.",
     "Refusal training makes chat models safer, whereas existing defences can degrade fluency, "
     "limiting their use.",
+    "Despite this, there has so far been little research on how the heads are scaled.",
 )
 """Gaps stated as a limitation or a problem of what exists (written for the tests in the style
 of 2025 abstracts): MECH060 reported "no gap" on 7 of 31 abstracts with a gap in one fresh
