@@ -183,17 +183,12 @@ def _sgd_moves(rows: Sequence[dict[str, float]], ys: Sequence[Sequence[float]], 
         coded.append((js, vs[:, None], decays[:, None]))
     targets = np.asarray(ys, dtype=np.float64)
     w = np.zeros((len(index), targets.shape[1]))
-    order = list(range(len(rows)))
-    rng = random.Random(SEED)
-    for epoch in range(epochs):
-        rng.shuffle(order)
-        rate = rate0 / (1.0 + 0.1 * epoch)
-        for i in order:
-            js, vs, decays = coded[i]
-            block = w[js]
-            z = np.clip((vs * block).sum(axis=0), -30.0, 30.0)
-            g = 1.0 / (1.0 + np.exp(-z)) - targets[i]
-            w[js] = block - rate * (vs * g + decays * block)
+    for rate, i in _updates(len(rows), epochs, rate0):
+        js, vs, decays = coded[i]
+        block = w[js]
+        z = np.clip((vs * block).sum(axis=0), -30.0, 30.0)
+        g = 1.0 / (1.0 + np.exp(-z)) - targets[i]
+        w[js] = block - rate * (vs * g + decays * block)
     names = list(index)
     return [dict(zip(names, w[:, t].tolist(), strict=True)) for t in range(targets.shape[1])]
 
@@ -211,19 +206,26 @@ def _sgd(rows: Sequence[tuple[dict[str, float], float]], epochs: int, rate0: flo
         coded.append(([(index.setdefault(k, len(index)), v, k != "bias")
                        for k, v in feats.items()], y))
     w = [0.0] * len(index)
-    order = list(range(len(rows)))
+    for rate, i in _updates(len(rows), epochs, rate0):
+        row, y = coded[i]
+        z = sum(w[j] * v for j, v, _ in row)
+        g = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))) - y
+        for j, v, decays in row:
+            wj = w[j]
+            w[j] = wj - rate * (g * v + (decay * wj if decays else 0.0))
+    return {k: w[j] for k, j in index.items()}
+
+
+def _updates(count: int, epochs: int, rate0: float) -> Iterator[tuple[float, int]]:
+    """``(learning rate, row)`` of every SGD update over ``count`` rows: each epoch takes the
+    rows in an order shuffled with the fixed seed, at a rate that decays with the epoch."""
+    order = list(range(count))
     rng = random.Random(SEED)
     for epoch in range(epochs):
         rng.shuffle(order)
         rate = rate0 / (1.0 + 0.1 * epoch)
         for i in order:
-            row, y = coded[i]
-            z = sum(w[j] * v for j, v, _ in row)
-            g = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))) - y
-            for j, v, decays in row:
-                wj = w[j]
-                w[j] = wj - rate * (g * v + (decay * wj if decays else 0.0))
-    return {k: w[j] for k, j in index.items()}
+            yield rate, i
 
 
 def folds(data: Sequence[Example], fraction: float = 1.0
