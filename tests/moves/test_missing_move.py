@@ -52,10 +52,10 @@ TEST2_FOUND = {"gap": (24, 25), "validation": (30, 38)}
 """(deleted and reported, deleted) on test2: 24 and 30 at 4 of 195 false alarms since
 ``real_en_set5.json`` is fitted on too and the budget is 3.5% (21 and 30 at 3 of 195 with it at
 3%); 23 and 29 at 3 of 195 since ``real_en_set4.json`` is fitted on too; 24 and 30 at 5 of 195
-false alarms since gaps stated as limitations are cued (4 of 195 before); 24 and 30 (false alarms: 4 of 195) with adjacent
-word pairs as features (chosen out of fold); 24 and 27 after the second pass over validation;
-before it, 24 and 11 of 25 (6 of 182); before the
-gap cue was widened, 23 and 9; before ``states_proof``, 23 and 10; before ``present_above``, 21
+false alarms since gaps stated as limitations are cued (4 of 195 before); 24 and 30 (false
+alarms: 4 of 195) with adjacent word pairs as features (chosen out of fold); 24 and 27 after
+the second pass over validation; before it, 24 and 11 of 25 (6 of 182); before the gap cue was
+widened, 23 and 9; before ``states_proof``, 23 and 10; before ``present_above``, 21
 and 10; before the CSAbstruct rows, 23 and 4 at 7 of 182; before issue 36, 10 and 3 at 1 of
 182)."""
 WRITTEN_FOUND = {"en": {"gap": 8, "validation": 7}, "zh": {"gap": 8, "validation": 6}}
@@ -75,10 +75,7 @@ def test_false_alarms_and_detection_out_of_fold_on_the_training_abstracts(
     splits = {k: MissingCounts.from_json(v) for k, v in model["cv_missing"].items()
               if k != "all"}
     assert set(splits) == {"dev", "dev2", *UNTUNED}
-    total = MissingCounts()
-    for counts in splits.values():
-        total = total.add(counts)
-    assert total == every
+    assert reduce(MissingCounts.add, splits.values()) == every
     assert sum(every.present.values()) >= 900
     assert every.false_alarm_rate() <= FALSE_ALARMS
     # The bounds share one budget (3.5% out of fold, train.FALSE_ALARMS), and only the gap and
