@@ -80,6 +80,9 @@ def test_new_paper_is_in_notebook7_tree_new_menu(page: Any, notebook_server: Ser
     """Notebook 7's file tree: New › Mechanism Paper… creates the paper in the folder shown."""
     (notebook_server.root / "drafts").mkdir(exist_ok=True)
     page.goto(f"{notebook_server.url}tree/drafts?token={notebook_server.token}")
+    # the tree shows the folder once its browser has gone there; New before that creates
+    # in the root, as Notebook 7's own "Notebook" entries do (CI once clicked too early)
+    page.locator(".jp-BreadCrumbs", has_text="drafts").wait_for()
     page.locator(".jp-DropdownMenu .lm-MenuBar-itemLabel", has_text="New").click()
     entries = page.locator(".lm-Menu-itemLabel").all_inner_texts()
     assert "Mechanism Paper…" in entries, entries
