@@ -371,14 +371,22 @@ def _opening(labelled: list[LabelledSentence], facts: list[SentenceFacts]
     return labelled
 
 
-def rule_pass(sentences: list[Sentence], lex: Lexicon | None = None
+def rule_pass(sentences: list[Sentence], lex: Lexicon | None = None,
+              memo: dict[str, tuple[tuple[str, float, str, str], ...]] | None = None
               ) -> tuple[list[LabelledSentence], list[SentenceFacts]]:
-    """The rules' labels of ``sentences`` and what the learned layer reads of each."""
+    """The rules' labels of ``sentences`` and what the learned layer reads of each. ``memo``
+    (normalised sentence → its ``rule_hits`` with ``lex``) spares the refit, which reads each
+    sentence once per copy of its abstract, matching every cue again."""
     lex = lex or load_lexicon()
     found: list[SentenceFacts] = []
     for s in sentences:
         norm = normalise(s.text)
-        found.append(SentenceFacts(norm=norm, raw=s.text, hits=tuple(rule_hits(norm, lex)),
+        hits = memo.get(norm) if memo is not None else None
+        if hits is None:
+            hits = tuple(rule_hits(norm, lex))
+            if memo is not None:
+                memo[norm] = hits
+        found.append(SentenceFacts(norm=norm, raw=s.text, hits=hits,
                                    rule_moves=(), first_person=bool(_FIRST_PERSON.search(norm)),
                                    contrast=bool(_CONTRAST_START.search(norm))))
     labelled = _opening([label(s, f, i, len(sentences), lex)

@@ -100,6 +100,12 @@ class Variant:
     is then never reported missing, as in ``analyse``."""
 
 
+_HITS: dict[str, tuple[tuple[str, float, str, str], ...]] = {}
+"""The cue rules' hits per normalised sentence (``analyser.rule_pass``'s ``memo``): the refit
+reads a sentence once for the sentence model and again in every copy of its abstract that keeps
+it (``variants``); the hits depend on the sentence and the shipped cues alone."""
+
+
 def roles_of(facts: Sequence[Any]) -> list[dict[str, float]] | None:
     """The role probabilities of an abstract's sentences (None without ``roles.json``)."""
     model = load_roles()
@@ -123,7 +129,7 @@ def examples(abstracts: Iterable[dict[str, Any]]) -> list[Example]:
         sentences = split_sentences(joined(ab))
         if len(sentences) != len(ab["sentences"]):
             continue
-        _, facts = rule_pass(sentences)
+        _, facts = rule_pass(sentences, memo=_HITS)
         roles = roles_of(facts)
         for i, labelled in enumerate(ab["sentences"]):
             out.append((features(facts, i, roles), frozenset(labelled["moves"]), number))
@@ -138,7 +144,7 @@ def variants(abstracts: Iterable[dict[str, Any]]) -> list[Variant]:
         if len(split_sentences(joined(ab))) != len(ab["sentences"]):
             continue
         for removed, copy in [(None, ab), *deletions(ab)]:
-            labelled, facts = rule_pass(split_sentences(joined(copy)))
+            labelled, facts = rule_pass(split_sentences(joined(copy)), memo=_HITS)
             roles = roles_of(facts)
             live = [i for i, s in enumerate(labelled) if not has_slots(s.text)]
             out.append(Variant(number, str(ab["split"]), removed,
@@ -363,7 +369,8 @@ def csabstruct_rows(weights: dict[str, dict[str, float]], folder: Path | None = 
                 if not kept or len(kept) == len(ab["sentences"]):
                     continue
                 for sentences, y in ((ab["sentences"], 1.0), (kept, 0.0)):
-                    labelled, facts = rule_pass(split_sentences(" ".join(sentences)))
+                    labelled, facts = rule_pass(split_sentences(" ".join(sentences)),
+                                                memo=_HITS)
                     roles = roles_of(facts)
                     live = [i for i, s in enumerate(labelled) if not has_slots(s.text)]
                     feats = [features(facts, i, roles) for i in live]
