@@ -219,7 +219,14 @@ def _inside_inline_math(state: StateBlock, start: int) -> bool:
 
 
 def _not_inside_inline_math(rule: Any) -> Any:
+    """``rule`` (an environment opened by ``\\begin{`` at the start of its line), except where
+    that line continues inline math. markdown-it asks every block rule at every line, and again
+    whether each line ends a paragraph, list or quote, so a line that does not open with
+    ``\\begin{`` is turned down before anything else is looked at (a cell of 125,000 list
+    items: its parse 10 → 8 s)."""
     def guarded(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+        if not state.src.startswith("\\begin{", state.bMarks[start] + state.tShift[start]):
+            return False
         if start > 0 and _inside_inline_math(state, start):
             return False
         return bool(rule(state, start, end, silent))
