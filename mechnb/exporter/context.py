@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -293,15 +294,39 @@ def terminal_text(text: str) -> str:
 
 VERBATIM_BEGIN = "\\begin{Verbatim}"
 """How code and text outputs open in the ``.tex``: fvextra's ``Verbatim``, whose long lines wrap
-(``breaklines``, ``breakanywhere``) instead of running off the page or stalling XeTeX."""
+at a space or after one of ``BREAK_AFTER`` (``data/latex/verbatim.tex``) instead of running off
+the page."""
+BREAK_AFTER = ".,(/=-_"
+"""Where a verbatim line may also wrap: after the characters that join code (attributes,
+arguments, paths, URLs, keywords, names) and draw rules (``=====``, ``-----``: within a run of
+them too, ``breakafterinrun``)."""
+BREAK_ANYWHERE = "[breakanywhere]"
+"""The one option a ``Verbatim`` may get: a block with a run too long for a column wraps
+anywhere too (the gate reads its body as text, as for the bare environment)."""
+BREAK_ANYWHERE_RUN = 30
+"""Columns of a run with no space and none of ``BREAK_AFTER`` from which a verbatim line may
+not fit its column (a column of a two-column venue style holds about 44 typewriter characters,
+less its indentation; a wide character, as in Chinese, takes two). fvextra's ``breakanywhere``
+puts a break point after every character of a block: a notebook exported with its code
+compiled in half again the time when every block had it (a row of carets, the bar of a
+progress meter or a hash still needs it)."""
+_RUN_RE = re.compile(rf"[^\s{re.escape(BREAK_AFTER)}]{{{BREAK_ANYWHERE_RUN // 2 + 1},}}")
+
+
+def _needs_break_anywhere(text: str) -> bool:
+    return any(len(run) + sum(unicodedata.east_asian_width(ch) in "WF" for ch in run)
+               > BREAK_ANYWHERE_RUN for run in _RUN_RE.findall(text))
 
 
 def verbatim(text: str) -> str:
     """A ``Verbatim`` environment holding ``text`` (typewriter lines if it contains the end
-    marker itself, which no verbatim environment can hold); control characters are removed."""
+    marker itself, which no verbatim environment can hold); control characters are removed. A
+    block with a run that cannot wrap at a space or ``BREAK_AFTER`` wraps anywhere
+    (``BREAK_ANYWHERE_RUN``)."""
     text = _cut_long_lines(terminal_text(text).rstrip("\n"))
     if "\\end" not in text or not _verbatim_end(text):
-        return VERBATIM_BEGIN + "\n" + text + "\n\\end{Verbatim}"
+        option = BREAK_ANYWHERE if _needs_break_anywhere(text) else ""
+        return VERBATIM_BEGIN + option + "\n" + text + "\n\\end{Verbatim}"
     return typewriter_lines(text)
 
 

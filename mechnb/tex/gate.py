@@ -358,7 +358,9 @@ def _special(name: str) -> bool:
     return name in NAME_BUILDERS or name in NAME_TAKERS or command_reason(name) is not None
 
 
-_VERBATIM = lazy(r"\\begin\{Verbatim\}(?=\r?\n)")
+_VERBATIM = lazy(r"\\begin\{Verbatim\}(?:\[breakanywhere\])?(?=\r?\n)")
+"""``Verbatim`` as the exporter opens it: bare, or with the one option that changes where a
+line wraps, not how its body is read."""
 _VERBATIM_END = lazy(r"\\end\s*\{Verbatim\}")
 _GRAPHICS_EXTENSIONS = ("", ".pdf", ".png", ".jpg", ".jpeg", ".PDF", ".PNG", ".JPG", ".JPEG")
 
@@ -432,7 +434,8 @@ def judge(text: str, context: Context = "math", defined: frozenset[str] = frozen
     ``defined`` are the notebook's own macros (``defined_names``); ``limit`` stops after that
     many hits. Linear in the text: each token is read once, as TeX reads it: a comment runs to
     a line feed or a carriage return, except inside ``\\url``/``\\href`` targets (which the url
-    package reads literally); the body of an option-less ``Verbatim`` environment is text.
+    package reads literally); the body of a ``Verbatim`` environment opened bare or with
+    ``[breakanywhere]`` (as the exporter writes them) is text.
     In the ``document`` context (a whole judged ``.tex``), ``\\input``, ``\\includegraphics``
     and ``\\bibliography`` are allowed exactly when they name one of ``files``.
     """

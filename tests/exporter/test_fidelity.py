@@ -21,7 +21,7 @@ import pytest
 from trust_helper import approve_review
 
 from mechnb.exporter.api import export, render
-from mechnb.exporter.context import LONGEST_LINE, verbatim
+from mechnb.exporter.context import BREAK_ANYWHERE_RUN, LONGEST_LINE, verbatim
 from mechnb.notebook import read_paper
 from mechnb.tex.symbols import box_arms, replacement, symbol_declarations
 
@@ -77,8 +77,23 @@ def test_blocks_symbols_and_invisibles_have_replacements() -> None:
 def test_a_very_long_line_is_cut_before_fvextra_measures_it() -> None:
     out = verbatim("x" * (2 * LONGEST_LINE + 10) + "\nshort")
     lines = out.split("\n")
-    assert lines[0] == r"\begin{Verbatim}" and lines[-1] == r"\end{Verbatim}"
+    # a run that long cannot wrap at a space: the block wraps anywhere
+    assert lines[0] == r"\begin{Verbatim}[breakanywhere]" and lines[-1] == r"\end{Verbatim}"
     assert [len(line) for line in lines[1:-1]] == [LONGEST_LINE, LONGEST_LINE, 10, 5]
+
+
+def test_a_block_wraps_anywhere_only_where_a_run_cannot_wrap_at_a_space_or_a_joint() -> None:
+    # code wraps at spaces and after . , ( / = - _ (data/latex/verbatim.tex): no option
+    for text in ("x = model.transformer.h[0].attn.c_attn.weight.data.numpy().reshape(-1)",
+                 'load("https://huggingface.co/spaces/some-user/a-very-long-space-name/x")',
+                 "=" * 120, "-" * 120, "a_very_long_snake_case_identifier_with_many_parts_1",
+                 "loss 0.123 " * 30, "# 中文注释 " * 10):
+        assert verbatim(text).startswith("\\begin{Verbatim}\n"), text
+    # a row of carets, a progress bar, a hash, a long run of Chinese (two columns a character)
+    for text in ("    ^" + "^" * 40, "100%|" + "█" * 40 + "| 10/10",
+                 "sha256:" + "0123456789abcdef" * 4, "# " + "注意力头的复制机制" * 2):
+        assert verbatim(text).startswith("\\begin{Verbatim}[breakanywhere]\n"), text
+    assert BREAK_ANYWHERE_RUN == 30
 
 
 def test_terminal_characters_keep_the_english_default_engine() -> None:

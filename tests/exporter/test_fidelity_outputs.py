@@ -182,6 +182,37 @@ def test_html_outputs_compile_with_their_text(tmp_path: Path) -> None:
     assert not [b for b in log.split("Overfull \\hbox")[1:] if "Localizing" in b[:400]]
 
 
+def _stream(text: str) -> dict[str, object]:
+    return {"output_type": "stream", "name": "stdout", "text": text}
+
+
+@pytest.mark.tex
+@needs_tex()
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_long_code_and_output_lines_wrap_inside_the_page(tmp_path: Path, lang: str) -> None:
+    # lines that wrap at a space, after a joint (. , ( / = - _), and anywhere (a block with a
+    # run too long for a column): pdfLaTeX for English, XeLaTeX for Chinese; none overfull
+    chain = "h = model.transformer.h[0].attn.c_attn.weight.data.numpy().reshape(-1).tolist()"
+    url = 'load("https://huggingface.co/spaces/some-user/a-very-long-space-name/resolve/main/x")'
+    nb = _notebook(
+        _code(chain + "\n" + url + "\nprint('=' * 120)", [_stream("=" * 120 + "\n")], n=1),
+        _code("train()", [_stream("100%|" + "█" * 90 + "| 10/10\n"
+                                  "sha256:" + "0123456789abcdef" * 6 + "\n"
+                                  "    ^" + "^" * 100 + "\n")], n=2),
+        _code("# " + "注意力头的复制机制与归纳头的形成过程" * 4 + "\nx = 1", [], n=3))
+    nb["metadata"] = {"mechnb": {"lang": lang}}
+    done, text = _export(tmp_path, f"wrap_{lang}", nb, "--include-code")
+    assert done.returncode == 0, done.stderr
+    tex = (tmp_path / "build" / f"wrap_{lang}" / f"wrap_{lang}.tex").read_text("utf-8")
+    # anywhere: the output with the bar, the hash and the carets, and the Chinese comment; the
+    # chains, the rule and train() wrap at joints and spaces
+    assert tex.count("\\begin{Verbatim}[breakanywhere]") == 2
+    assert tex.count("\\begin{Verbatim}\n") == 3
+    log = (tmp_path / "build" / f"wrap_{lang}" / f"wrap_{lang}.log").read_text("utf-8", "replace")
+    assert "Overfull \\hbox" not in log
+    assert "reshape(-1).tolist()" in text.replace("\n", "")
+
+
 # --------------------------------------------------------------------------- TeX messages
 
 LOG = """(./paper.tex

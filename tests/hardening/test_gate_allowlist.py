@@ -159,6 +159,18 @@ def test_latex_outputs_are_judged_as_they_stand_in_the_tex() -> None:
     assert attack.refused
 
 
+def test_a_verbatim_body_is_text_bare_or_wrapping_anywhere_and_tex_under_other_options() -> None:
+    # the exporter opens Verbatim bare or with [breakanywhere] (where a line wraps, not how its
+    # body is read): fancyvrb reads the body as text, and so does the gate; any other option
+    # (commandchars makes \\ a command again) leaves the body to be judged as TeX
+    body = "\n\\input{/etc/passwd}\n\\end{Verbatim}\n"
+    for opening in ("\\begin{Verbatim}", "\\begin{Verbatim}[breakanywhere]"):
+        assert judge(opening + body, "document") == [], opening
+    for opening in ("\\begin{Verbatim}[commandchars=\\\\\\{\\}]",
+                    "\\begin{Verbatim}[breakanywhere,commandchars=\\\\\\{\\}]"):
+        assert [h.verdict for h in judge(opening + body, "document")] == [REFUSED], opening
+
+
 # ---- approval ------------------------------------------------------------------------------
 RAW = "\\begin{center}\\fbox{raw}\\end{center}"
 

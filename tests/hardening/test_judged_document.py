@@ -165,7 +165,8 @@ def _write(folder: Path, nb: dict[str, Any], name: str = "p.ipynb") -> Path:
     return path
 
 
-_VERBATIM_BODY = re.compile(r"\\begin\{Verbatim\}\n(.*?)\\end\{Verbatim\}", re.S)
+_VERBATIM_BODY = re.compile(r"\\begin\{Verbatim\}(?:\[breakanywhere\])?\n(.*?)\\end\{Verbatim\}",
+                            re.S)
 
 
 _COMMENT = re.compile(r"(?<!\\)%[^\r\n]*")
