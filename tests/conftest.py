@@ -27,18 +27,13 @@ VENV_BIN = Path(sys.executable).parent
 # a module- or session-scoped fixture (a Jupyter server, a fitted model, a compiled PDF), which
 # one worker then sets up once. Every other test goes to whichever worker is free.
 _GROUPED_DIRS = {"browser": "browser", "corpus": "corpus"}
-_FREE_FILES = {("tests", "corpus", "test_latex_corpus.py")}
-"""Corpus tests that compile nothing (the LaTeX papers are read, imported and exported to
-``.tex`` in the test's own process, one paper a test): any worker may take them, so they do not
-wait behind the notebook corpora's compiles in the corpus worker."""
 _CHEAP_SHARED = {"repo", "fixtures", "checker_fixtures"}  # constant paths, nothing to share
 
 
 def _xdist_group(item: pytest.Item) -> str | None:
     """The group ``item`` must run in, or ``None`` when any worker may run it."""
     parts = Path(str(item.fspath)).relative_to(REPO).parts
-    if len(parts) > 2 and parts[0] == "tests" and parts[1] in _GROUPED_DIRS \
-            and parts[:3] not in _FREE_FILES:
+    if len(parts) > 2 and parts[0] == "tests" and parts[1] in _GROUPED_DIRS:
         return _GROUPED_DIRS[parts[1]]
     info = getattr(item, "_fixtureinfo", None)
     shared = []
